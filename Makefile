@@ -1,0 +1,67 @@
+# Słownik — the two commands a newcomer needs are `make run` and `make test`.
+SHELL := /bin/bash
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+PORT ?= 8000
+HOST ?= 127.0.0.1
+
+.DEFAULT_GOAL := help
+.PHONY: help run test test-postgres test-sqlite lint format superuser migrate demo bench clean
+
+help:
+	@echo "make run        serve the demo glossary at http://$(HOST):$(PORT) (SQLite, no setup)"
+	@echo "make test       lint + full test suite on a throwaway PostgreSQL, then on SQLite"
+	@echo "make superuser  create an admin account for /admin/"
+	@echo "make format     apply ruff formatting and fixes"
+	@echo "make bench      run the benchmarks in bench/"
+
+$(VENV)/.installed: requirements.txt
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q -r requirements.txt
+	touch $@
+
+$(VENV)/.installed-dev: $(VENV)/.installed requirements-dev.txt
+	$(PY) -m pip install -q -r requirements-dev.txt
+	touch $@
+
+migrate: $(VENV)/.installed
+	$(PY) manage.py migrate --noinput -v 0
+
+demo: migrate
+	$(PY) manage.py load_demo --if-empty
+
+run: demo
+	@echo
+	@echo "  Słownik: http://$(HOST):$(PORT)/   admin: http://$(HOST):$(PORT)/admin/"
+	@echo "  MCP endpoint: http://$(HOST):$(PORT)/wp-json/webflux/v1/mcp"
+	@echo "  No admin account yet? In another terminal: make superuser"
+	@echo
+	$(VENV)/bin/uvicorn config.asgi:application --host $(HOST) --port $(PORT) --no-access-log
+
+superuser: migrate
+	$(PY) manage.py createsuperuser
+
+lint: $(VENV)/.installed-dev
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+	$(PY) manage.py makemigrations --check --dry-run -v 1
+
+format: $(VENV)/.installed-dev
+	$(VENV)/bin/ruff check --fix .
+	$(VENV)/bin/ruff format .
+
+test-postgres: $(VENV)/.installed-dev
+	scripts/with-postgres $(VENV)/bin/pytest -q $(PYTEST_ARGS)
+
+test-sqlite: $(VENV)/.installed-dev
+	env -u DATABASE_URL $(VENV)/bin/pytest -q $(PYTEST_ARGS)
+
+test: lint test-postgres test-sqlite
+
+bench: $(VENV)/.installed-dev
+	@ls bench/*.py >/dev/null 2>&1 || { echo "no benchmarks yet"; exit 0; }
+
+clean:
+	rm -rf $(VENV) staticfiles .pytest_cache .ruff_cache

@@ -1,0 +1,187 @@
+"""Settings for Słownik, read from the environment.
+
+One module for every environment: development defaults are safe and need nothing installed
+(SQLite, DEBUG on, loopback hosts); production is switched on by `DEBUG=0`, which also makes
+`SECRET_KEY` mandatory and turns on the HTTPS hardening that `check --deploy` asks for.
+"""
+
+import os
+from pathlib import Path
+
+import dj_database_url
+from django.core.exceptions import ImproperlyConfigured
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+
+
+def env_bool(name: str, default: bool) -> bool:
+    value = os.environ.get(name)
+    if value is None or value == "":
+        return default
+    return value.strip().lower() in {"1", "true", "yes", "on"}
+
+
+def env_list(name: str, default: str = "") -> list[str]:
+    return [item.strip() for item in os.environ.get(name, default).split(",") if item.strip()]
+
+
+def env_int(name: str, default: int) -> int:
+    value = os.environ.get(name)
+    try:
+        return int(value) if value else default
+    except ValueError as exc:
+        raise ImproperlyConfigured(f"{name} must be an integer, got {value!r}") from exc
+
+
+DEBUG = env_bool("DEBUG", True)
+
+SECRET_KEY = os.environ.get("SECRET_KEY", "")
+if not SECRET_KEY:
+    if not DEBUG:
+        raise ImproperlyConfigured("SECRET_KEY must be set when DEBUG=0 (production).")
+    SECRET_KEY = "django-insecure-development-only-key-never-use-in-production"  # noqa: S105
+
+ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", "127.0.0.1,localhost,[::1],testserver")
+CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS")
+
+# The public address of the site, used in canonical links, JSON-LD and MCP results
+# (agents need absolute URLs; a request's Host is not available over stdio).
+SITE_URL = os.environ.get("SITE_URL", "http://127.0.0.1:8000").rstrip("/")
+SITE_NAME = os.environ.get("SITE_NAME", "Słownik")
+
+INSTALLED_APPS = [
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "whitenoise.runserver_nostatic",
+    "django.contrib.staticfiles",
+    "django.contrib.sitemaps",
+    "rest_framework",
+    "django_eventstream",
+    "glossary",
+    "mcp_endpoint",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+]
+
+ROOT_URLCONF = "config.urls"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [BASE_DIR / "templates"],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+                "glossary.context_processors.site",
+            ],
+        },
+    },
+]
+
+WSGI_APPLICATION = "config.wsgi.application"
+ASGI_APPLICATION = "config.asgi.application"
+
+# SQLite is the embedded default so the first `make run` needs no server; PostgreSQL
+# (psycopg 3) is the production database and the one the test suite runs on.
+DATABASES = {
+    "default": dj_database_url.parse(
+        os.environ.get("DATABASE_URL") or f"sqlite:///{BASE_DIR / 'db.sqlite3'}",
+        conn_max_age=env_int("CONN_MAX_AGE", 0),
+        conn_health_checks=True,
+    )
+}
+if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
+    # A pool is required under ASGI (persistent connections leak there); it cannot be
+    # combined with CONN_MAX_AGE, so it is opt-in for WSGI deployments that prefer the latter.
+    if env_bool("DB_POOL", False):
+        DATABASES["default"]["CONN_MAX_AGE"] = 0
+        DATABASES["default"].setdefault("OPTIONS", {})["pool"] = {
+            "min_size": env_int("DB_POOL_MIN", 2),
+            "max_size": env_int("DB_POOL_MAX", 8),
+            "timeout": env_int("DB_POOL_TIMEOUT", 10),
+        }
+elif DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+    DATABASES["default"].setdefault("OPTIONS", {}).update(
+        {"init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;", "timeout": 20}
+    )
+
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+    {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
+]
+
+LANGUAGE_CODE = "pl"
+LANGUAGES = [("pl", "Polski")]
+TIME_ZONE = "Europe/Warsaw"
+USE_I18N = True
+USE_TZ = True
+
+STATIC_URL = "static/"
+STATIC_ROOT = BASE_DIR / "staticfiles"
+STATICFILES_DIRS = [BASE_DIR / "static"]
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {
+        "BACKEND": (
+            "django.contrib.staticfiles.storage.StaticFilesStorage"
+            if DEBUG
+            else "whitenoise.storage.CompressedManifestStaticFilesStorage"
+        )
+    },
+}
+
+# Production hardening: on whenever DEBUG is off; each switch can be relaxed explicitly
+# (e.g. SECURE_SSL_REDIRECT=0 behind a proxy that already redirects).
+if not DEBUG:
+    SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", True)
+    SECURE_HSTS_SECONDS = env_int("SECURE_HSTS_SECONDS", 31536000)
+    SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("SECURE_HSTS_INCLUDE_SUBDOMAINS", True)
+    SECURE_HSTS_PRELOAD = env_bool("SECURE_HSTS_PRELOAD", True)
+    SESSION_COOKIE_SECURE = True
+    CSRF_COOKIE_SECURE = True
+    if env_bool("SECURE_PROXY_SSL_HEADER", False):
+        SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+SECURE_CONTENT_TYPE_NOSNIFF = True
+SECURE_REFERRER_POLICY = "same-origin"
+X_FRAME_OPTIONS = "DENY"
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
+    # stderr only: the stdio MCP transport owns stdout.
+    "handlers": {"stderr": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    "root": {"handlers": ["stderr"], "level": os.environ.get("LOG_LEVEL", "INFO")},
+    "loggers": {"django.db.backends": {"level": "INFO"}},
+}
+
+# --- MCP endpoint -----------------------------------------------------------------------
+# WordPress-style REST namespace under /wp-json/ where the MCP route lives.
+MCP_NAMESPACE = os.environ.get("MCP_NAMESPACE", "webflux/v1")
+MCP_SERVER_NAME = os.environ.get("MCP_SERVER_NAME", "slownik")
+MCP_SERVER_TITLE = os.environ.get("MCP_SERVER_TITLE", "Słownik — polski słownik pojęć technicznych")
+MCP_SERVER_VERSION = os.environ.get("MCP_SERVER_VERSION", "0.1.0")
+# Browser origins allowed to call the endpoint. Requests without Origin (curl, SDKs) pass;
+# a present Origin must be listed or be the site's own origin.
+MCP_ALLOWED_ORIGINS = env_list("MCP_ALLOWED_ORIGINS", "http://127.0.0.1:8000,http://localhost:8000")
+MCP_MAX_BODY_BYTES = env_int("MCP_MAX_BODY_BYTES", 1_000_000)
+MCP_PAGE_SIZE = env_int("MCP_PAGE_SIZE", 50)

@@ -1,0 +1,331 @@
+"""The glossary's content: terms, their categories, articles and article series.
+
+Visibility is written once, in `PublishableQuerySet.published()`: every page, feed, sitemap
+and MCP method starts there. Derived columns (rendered HTML, Polish sort key, index letter,
+normalized search text) are recomputed by `refresh_derived()`, which `save()` calls and bulk
+paths (import) call explicitly, so no write path can leave them stale.
+"""
+
+from django.conf import settings
+from django.core.exceptions import ValidationError
+from django.db import models
+from django.db.models.functions import Lower
+from django.urls import reverse
+from django.utils import timezone
+
+from .markdown import render_markdown
+from .polish import fold, index_letter, polish_slugify, sort_key
+
+SHORT_DEFINITION_MAX = 300
+
+
+class Status(models.TextChoices):
+    DRAFT = "draft", "Szkic"
+    PUBLISHED = "published", "Opublikowany"
+
+
+class PublishableQuerySet(models.QuerySet):
+    def published(self):
+        """What readers and agents may see: published, with a publication time not in the future."""
+        return self.filter(status=Status.PUBLISHED, published_at__lte=timezone.now())
+
+    def drafts(self):
+        return self.exclude(status=Status.PUBLISHED, published_at__lte=timezone.now())
+
+
+class Publishable(models.Model):
+    status = models.CharField(
+        "status", max_length=10, choices=Status.choices, default=Status.DRAFT, db_index=True
+    )
+    published_at = models.DateTimeField(
+        "data publikacji",
+        null=True,
+        blank=True,
+        db_index=True,
+        help_text="Puste przy publikacji = teraz. Data w przyszłości = publikacja zaplanowana.",
+    )
+    created_at = models.DateTimeField("utworzono", auto_now_add=True)
+    updated_at = models.DateTimeField("zaktualizowano", auto_now=True, db_index=True)
+    last_editor = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        verbose_name="ostatnio edytował",
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+        editable=False,
+    )
+
+    objects = PublishableQuerySet.as_manager()
+
+    class Meta:
+        abstract = True
+
+    def save(self, *args, **kwargs):
+        self.refresh_derived()
+        update_fields = kwargs.get("update_fields")
+        if update_fields is not None:
+            kwargs["update_fields"] = {*update_fields, *self.DERIVED_FIELDS, "updated_at"}
+        super().save(*args, **kwargs)
+
+    @property
+    def is_public(self) -> bool:
+        return (
+            self.status == Status.PUBLISHED
+            and self.published_at is not None
+            and self.published_at <= timezone.now()
+        )
+
+    def refresh_derived(self) -> None:
+        if self.status == Status.PUBLISHED and self.published_at is None:
+            self.published_at = timezone.now()
+        self.body_html = render_markdown(self.body)
+
+
+class Category(models.Model):
+    name = models.CharField("nazwa", max_length=100)
+    slug = models.SlugField("slug", max_length=100, unique=True)
+    description = models.TextField("opis", blank=True)
+
+    class Meta:
+        verbose_name = "kategoria"
+        verbose_name_plural = "kategorie"
+        ordering = ["name"]
+        constraints = [
+            models.UniqueConstraint(
+                Lower("name"),
+                name="glossary_category_name_ci_unique",
+                violation_error_message="Kategoria o tej nazwie już istnieje.",
+                violation_error_code="duplicate_name",
+            )
+        ]
+
+    def __str__(self) -> str:
+        return self.name
+
+    def save(self, *args, **kwargs):
+        if not self.slug:
+            self.slug = polish_slugify(self.name)
+        super().save(*args, **kwargs)
+
+
+class Term(Publishable):
+    DERIVED_FIELDS = (
+        "body_html",
+        "sort_key",
+        "letter",
+        "name_folded",
+        "search_text",
+        "published_at",
+    )
+
+    name = models.CharField("nazwa", max_length=200)
+    slug = models.SlugField(
+        "slug",
+        max_length=200,
+        unique=True,
+        error_messages={"unique": "Pojęcie z tym slugiem już istnieje."},
+    )
+    short_definition = models.CharField(
+        "krótka definicja",
+        max_length=SHORT_DEFINITION_MAX,
+        blank=True,
+        help_text="Zwykły tekst, do 300 znaków. Widzą go dymki, wyniki wyszukiwania i agenci. "
+        "Wymagana do publikacji.",
+    )
+    body = models.TextField("treść (Markdown)", blank=True)
+    body_html = models.TextField(editable=False, blank=True)
+    synonyms = models.JSONField(
+        "synonimy",
+        default=list,
+        blank=True,
+        help_text="Skróty, rozwinięcia, nazwy angielskie, formy odmienione.",
+    )
+    categories = models.ManyToManyField(
+        Category, verbose_name="kategorie", blank=True, related_name="terms"
+    )
+    related = models.ManyToManyField("self", verbose_name="pojęcia powiązane", blank=True)
+
+    # Derived, never edited by hand.
+    sort_key = models.CharField(max_length=255, editable=False, db_index=True)
+    letter = models.CharField(max_length=1, editable=False, db_index=True)
+    name_folded = models.CharField(max_length=200, editable=False, db_index=True)
+    search_text = models.TextField(editable=False, blank=True)
+
+    class Meta:
+        verbose_name = "pojęcie"
+        verbose_name_plural = "pojęcia"
+        ordering = ["sort_key", "id"]
+        constraints = [
+            models.UniqueConstraint(
+                Lower("name"),
+                name="glossary_term_name_ci_unique",
+                violation_error_message=(
+                    "Pojęcie o tej nazwie już istnieje (wielkość liter nie ma znaczenia)."
+                ),
+                violation_error_code="duplicate_name",
+            ),
+            models.CheckConstraint(
+                condition=~models.Q(status=Status.PUBLISHED) | ~models.Q(short_definition=""),
+                name="glossary_term_published_has_definition",
+                violation_error_message="Opublikowane pojęcie musi mieć krótką definicję.",
+                violation_error_code="definition_required",
+            ),
+            models.CheckConstraint(
+                condition=~models.Q(status=Status.PUBLISHED) | models.Q(published_at__isnull=False),
+                name="glossary_term_published_has_date",
+                violation_error_code="published_at_required",
+            ),
+        ]
+        indexes = [models.Index(fields=["status", "published_at", "sort_key"])]
+
+    def __str__(self) -> str:
+        return self.name
+
+    def get_absolute_url(self) -> str:
+        return reverse("glossary:term", kwargs={"slug": self.slug})
+
+    def clean(self) -> None:
+        super().clean()
+        self.synonyms = clean_synonyms(self.synonyms)
+        if self.status == Status.PUBLISHED and not self.short_definition.strip():
+            raise ValidationError(
+                {
+                    "short_definition": ValidationError(
+                        "Opublikowane pojęcie musi mieć krótką definicję.",
+                        code="definition_required",
+                    )
+                }
+            )
+        if self.slug and self.slug != polish_slugify(self.slug):
+            raise ValidationError(
+                {
+                    "slug": ValidationError(
+                        "Slug może zawierać tylko małe litery a–z, cyfry i myślniki.",
+                        code="invalid_slug",
+                    )
+                }
+            )
+
+    def refresh_derived(self) -> None:
+        super().refresh_derived()
+        if not self.slug:
+            self.slug = polish_slugify(self.name)
+        self.synonyms = clean_synonyms(self.synonyms)
+        self.sort_key = sort_key(self.name)
+        self.letter = index_letter(self.name)
+        self.name_folded = fold(self.name)
+        self.search_text = fold(" ".join([self.name, *self.synonyms, self.short_definition]))
+
+
+def clean_synonyms(value) -> list[str]:
+    """Synonyms as a list of distinct, trimmed strings (the admin sends one per line)."""
+    if isinstance(value, str):
+        value = value.splitlines()
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise ValidationError("Synonimy muszą być listą napisów.", code="invalid_synonyms")
+    seen, out = set(), []
+    for item in value:
+        item = " ".join(item.split())
+        if item and item.casefold() not in seen:
+            seen.add(item.casefold())
+            out.append(item[:200])
+    return out
+
+
+class Series(models.Model):
+    name = models.CharField("nazwa", max_length=200, unique=True)
+    slug = models.SlugField("slug", max_length=200, unique=True)
+    description = models.TextField("opis", blank=True)
+
+    class Meta:
+        verbose_name = "seria"
+        verbose_name_plural = "serie"
+        ordering = ["name"]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class Article(Publishable):
+    DERIVED_FIELDS = ("body_html", "search_text", "published_at")
+
+    title = models.CharField("tytuł", max_length=250)
+    slug = models.SlugField(
+        "slug",
+        max_length=250,
+        unique=True,
+        error_messages={"unique": "Artykuł z tym slugiem już istnieje."},
+    )
+    lead = models.TextField("lead", blank=True, help_text="Jeden akapit zachęty, zwykły tekst.")
+    body = models.TextField("treść (Markdown)", blank=True)
+    body_html = models.TextField(editable=False, blank=True)
+    author = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        verbose_name="autor",
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="articles",
+    )
+    terms = models.ManyToManyField(
+        Term, verbose_name="pojęcia ze słownika", blank=True, related_name="articles"
+    )
+    series = models.ForeignKey(
+        Series,
+        verbose_name="seria",
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="articles",
+    )
+    series_order = models.PositiveIntegerField("kolejność w serii", null=True, blank=True)
+    search_text = models.TextField(editable=False, blank=True)
+
+    class Meta:
+        verbose_name = "artykuł"
+        verbose_name_plural = "artykuły"
+        ordering = ["-published_at", "-id"]
+        constraints = [
+            models.CheckConstraint(
+                condition=~models.Q(status=Status.PUBLISHED) | models.Q(published_at__isnull=False),
+                name="glossary_article_published_has_date",
+                violation_error_code="published_at_required",
+            ),
+            models.UniqueConstraint(
+                fields=["series", "series_order"],
+                name="glossary_article_series_order_unique",
+                violation_error_message="W tej serii jest już artykuł o tym numerze.",
+                violation_error_code="duplicate_series_order",
+            ),
+            models.CheckConstraint(
+                condition=models.Q(series__isnull=True) | models.Q(series_order__isnull=False),
+                name="glossary_article_series_has_order",
+                violation_error_message="Artykuł w serii musi mieć numer kolejny.",
+                violation_error_code="series_order_required",
+            ),
+        ]
+        indexes = [models.Index(fields=["status", "published_at"])]
+
+    def __str__(self) -> str:
+        return self.title
+
+    def get_absolute_url(self) -> str:
+        return reverse("glossary:article", kwargs={"slug": self.slug})
+
+    def clean(self) -> None:
+        super().clean()
+        if self.series_id and self.series_order is None:
+            raise ValidationError(
+                {
+                    "series_order": ValidationError(
+                        "Artykuł w serii musi mieć numer kolejny.", code="series_order_required"
+                    )
+                }
+            )
+
+    def refresh_derived(self) -> None:
+        super().refresh_derived()
+        if not self.slug:
+            self.slug = polish_slugify(self.title)
+        self.search_text = fold(" ".join([self.title, self.lead]))

@@ -1,0 +1,213 @@
+"""Shared reads: every page and every MCP method that shows the same thing calls the same
+function here, and every function starts from `published()` unless a caller explicitly asks
+staff-only drafts (`include_drafts=True`, used by "view on site" for editors).
+
+Query counts are constant by construction: a detail read is one query for the row and one
+UNION query for everything attached to it (categories, related terms, articles, series
+siblings), sorted in Python. Callers (and tests) rely on these counts.
+"""
+
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from django.db.models import CharField, F, IntegerField, Value
+from django.db.models.functions import Cast
+
+from .models import Article, Category, Term
+from .polish import INDEX_LETTERS, OTHER_LETTER
+
+TERM_CARD_FIELDS = ("id", "name", "slug", "short_definition", "letter", "updated_at")
+
+
+@dataclass(frozen=True)
+class Link:
+    """A lightweight reference to another entry, as pages and agents list them."""
+
+    kind: str
+    id: int
+    slug: str
+    title: str
+    summary: str
+    sort: str
+
+
+@dataclass
+class TermDetail:
+    term: Term
+    categories: list[Link] = field(default_factory=list)
+    related: list[Link] = field(default_factory=list)
+    articles: list[Link] = field(default_factory=list)
+
+
+@dataclass
+class ArticleDetail:
+    article: Article
+    terms: list[Link] = field(default_factory=list)
+    previous: Link | None = None
+    next: Link | None = None
+    series_articles: list[Link] = field(default_factory=list)
+
+
+def _links(*querysets) -> list[Link]:
+    """Evaluate several `(kind, id, slug, title, summary, sort)` value querysets in one UNION."""
+    first, *rest = querysets
+    rows = first.union(*rest, all=True) if rest else first
+    return [Link(*row) for row in rows]
+
+
+def _link_values(qs, kind: str, *, title: str, summary: str | None, sort):
+    return (
+        qs.order_by()
+        .annotate(
+            _kind=Value(kind, output_field=CharField()),
+            _title=F(title),
+            _summary=F(summary) if summary else Value("", output_field=CharField()),
+            _sort=Cast(sort, output_field=CharField()),
+        )
+        .values_list("_kind", "id", "slug", "_title", "_summary", "_sort")
+    )
+
+
+def _visible(model, include_drafts: bool):
+    return model.objects.all() if include_drafts else model.objects.published()
+
+
+def term_detail(*, slug: str, include_drafts: bool = False) -> TermDetail | None:
+    """A term with its categories, published related terms and published articles (2 queries)."""
+    term = _visible(Term, include_drafts).select_related("last_editor").filter(slug=slug).first()
+    if term is None:
+        return None
+    links = _links(
+        _link_values(
+            Category.objects.filter(terms=term.pk), "category", title="name", summary="description",
+            sort="name",
+        ),
+        _link_values(
+            Term.objects.published().filter(related=term.pk), "term", title="name",
+            summary="short_definition", sort="sort_key",
+        ),
+        _link_values(
+            Article.objects.published().filter(terms=term.pk), "article", title="title",
+            summary="lead", sort="published_at",
+        ),
+    )  # fmt: skip
+    detail = TermDetail(term=term)
+    for link in sorted(links, key=lambda x: x.sort):
+        {"category": detail.categories, "term": detail.related, "article": detail.articles}[
+            link.kind
+        ].append(link)
+    detail.articles.reverse()  # newest first
+    return detail
+
+
+def article_detail(*, slug: str, include_drafts: bool = False) -> ArticleDetail | None:
+    """An article with its published glossary terms and its series neighbours (2 queries)."""
+    article = (
+        _visible(Article, include_drafts)
+        .select_related("author", "series")
+        .filter(slug=slug)
+        .first()
+    )
+    if article is None:
+        return None
+    parts = [
+        _link_values(
+            Term.objects.published().filter(articles=article.pk), "term", title="name",
+            summary="short_definition", sort="sort_key",
+        )
+    ]  # fmt: skip
+    if article.series_id:
+        parts.append(
+            _link_values(
+                Article.objects.published().filter(series=article.series_id).exclude(pk=article.pk),
+                "series", title="title", summary="lead",
+                sort=F("series_order") + Value(1_000_000_000, output_field=IntegerField()),
+            )
+        )  # fmt: skip
+    detail = ArticleDetail(article=article)
+    for link in sorted(_links(*parts), key=lambda x: x.sort):
+        if link.kind == "term":
+            detail.terms.append(link)
+        else:
+            detail.series_articles.append(link)
+    if article.series_order is not None:
+        here = 1_000_000_000 + article.series_order
+        before = [s for s in detail.series_articles if int(s.sort) < here]
+        after = [s for s in detail.series_articles if int(s.sort) > here]
+        detail.previous = before[-1] if before else None
+        detail.next = after[0] if after else None
+    return detail
+
+
+def term_index(*, letter: str | None = None, category: str | None = None):
+    """Published terms in Polish alphabetical order, as light rows for lists (1 query)."""
+    qs = Term.objects.published()
+    if letter:
+        qs = qs.filter(letter=letter.upper())
+    if category:
+        qs = qs.filter(categories__slug=category)
+    return qs.order_by("sort_key", "id").values(*TERM_CARD_FIELDS, "sort_key")
+
+
+def term_page(
+    *,
+    letter: str | None = None,
+    category: str | None = None,
+    after: tuple[str, int] | None = None,
+    limit: int = 50,
+) -> list[dict]:
+    """One keyset page of `term_index` after `(sort_key, id)`; fetches `limit + 1` rows so the
+    caller knows whether another page exists."""
+    qs = term_index(letter=letter, category=category)
+    if after is not None:
+        key, pk = after
+        qs = qs.filter(sort_key__gt=key) | qs.filter(sort_key=key, id__gt=pk)
+    return list(qs[: limit + 1])
+
+
+def index_letters(rows) -> list[tuple[str, bool]]:
+    """The A–Z navigation: every Polish letter (plus '#'), flagged when it has entries."""
+    present = {row["letter"] for row in rows}
+    letters = [(letter, letter in present) for letter in INDEX_LETTERS]
+    if OTHER_LETTER in present:
+        letters.append((OTHER_LETTER, True))
+    return letters
+
+
+def category_list():
+    return Category.objects.order_by("name")
+
+
+def article_list():
+    """Published articles, newest first, with author and series (1 query)."""
+    return (
+        Article.objects.published()
+        .select_related("author", "series")
+        .order_by("-published_at", "-id")
+        .defer("body", "body_html", "search_text")
+    )
+
+
+def latest_articles(*, limit: int = 5):
+    return article_list()[:limit]
+
+
+def recently_updated_terms(*, limit: int = 8):
+    return Term.objects.published().order_by("-updated_at", "-id").values(*TERM_CARD_FIELDS)[:limit]
+
+
+def published_term_slugs() -> list[str]:
+    return list(Term.objects.published().order_by("slug").values_list("slug", flat=True))
+
+
+def published_article_slugs() -> list[str]:
+    return list(Article.objects.published().order_by("slug").values_list("slug", flat=True))
+
+
+def content_last_modified() -> datetime | None:
+    """Newest update across published content, for conditional GETs and sitemaps."""
+    from django.db.models import Max
+
+    term = Term.objects.published().aggregate(m=Max("updated_at"))["m"]
+    article = Article.objects.published().aggregate(m=Max("updated_at"))["m"]
+    return max(filter(None, [term, article]), default=None)
