@@ -1,0 +1,198 @@
+"""Public reader pages: thin views over `selectors` and `search`, nothing else touches the ORM.
+
+Staff may open drafts and scheduled entries at their public URL (the admin's "view on site"),
+so detail views ask the selectors for drafts only when `request.user.is_staff`; for everyone
+else the selectors' `published()` rule applies and a draft is a plain 404. Reading `is_staff`
+costs anonymous visitors nothing: without a session cookie Django never queries the session
+or user tables.
+"""
+
+import unicodedata
+
+from django.conf import settings
+from django.http import Http404
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.views.decorators.http import conditional_page
+from django.views.generic import ListView, TemplateView
+
+from . import search, selectors
+from .polish import OTHER_LETTER
+
+# The engine truncates too; cutting here keeps megabyte query strings out of every later step.
+MAX_QUERY_LENGTH = 200
+SEARCH_LIMIT = 20
+
+
+def _absolute(path: str) -> str:
+    return settings.SITE_URL + path
+
+
+def _letter_anchor(letter: str) -> str:
+    return "litera-inne" if letter == OTHER_LETTER else f"litera-{letter}"
+
+
+class HomeView(TemplateView):
+    template_name = "glossary/home.html"
+
+    def get_context_data(self, **kwargs):
+        return super().get_context_data(
+            latest_articles=list(selectors.latest_articles(limit=5)),
+            recent_terms=list(selectors.recently_updated_terms(limit=8)),
+            canonical_url=_absolute(reverse("glossary:home")),
+            **kwargs,
+        )
+
+
+class IndexView(TemplateView):
+    """The A–Z index: one query for every published term, grouped by letter in Python, so the
+    navigation can show which letters are empty without a second query."""
+
+    template_name = "glossary/index.html"
+
+    def get_context_data(self, **kwargs):
+        rows = list(selectors.term_index())
+        letters = selectors.index_letters(rows)
+        groups: dict[str, list[dict]] = {}
+        for row in rows:
+            groups.setdefault(row["letter"], []).append(row)
+        selected = self.request.GET.get("litera", "").strip().upper()[:1] or None
+        if selected not in groups:
+            selected = None
+        nav = [
+            {"letter": letter, "present": present, "anchor": _letter_anchor(letter)}
+            for letter, present in letters
+        ]
+        sections = [
+            {**item, "terms": groups[item["letter"]]}
+            for item in nav
+            if item["present"] and selected in (None, item["letter"])
+        ]
+        return super().get_context_data(
+            nav=nav,
+            sections=sections,
+            selected=selected,
+            term_count=len(rows),
+            canonical_url=_absolute(reverse("glossary:index")),
+            **kwargs,
+        )
+
+
+@conditional_page  # ETag from the rendered page: also changes when related entries change
+def term_view(request, slug: str):
+    detail = selectors.term_detail(slug=slug, include_drafts=request.user.is_staff)
+    if detail is None:
+        raise Http404("Nie ma takiego pojęcia.")
+    term = detail.term
+    url = _absolute(term.get_absolute_url())
+    jsonld = {
+        "@context": "https://schema.org",
+        "@type": "DefinedTerm",
+        "@id": url,
+        "url": url,
+        "name": term.name,
+        "description": term.short_definition,
+        "inLanguage": "pl",
+        "inDefinedTermSet": {
+            "@type": "DefinedTermSet",
+            "@id": _absolute(reverse("glossary:index")),
+            "url": _absolute(reverse("glossary:index")),
+            "name": settings.SITE_NAME,
+        },
+    }
+    if term.synonyms:
+        jsonld["alternateName"] = term.synonyms
+    return render(
+        request,
+        "glossary/term.html",
+        {
+            "detail": detail,
+            "term": term,
+            "canonical_url": url,
+            "jsonld": jsonld,
+            "is_draft": not term.is_public,
+        },
+    )
+
+
+class ArticleListView(ListView):
+    template_name = "glossary/article_list.html"
+    context_object_name = "articles"
+    paginate_by = 10
+    page_kwarg = "strona"
+
+    def get_queryset(self):
+        return selectors.article_list()
+
+    def get_context_data(self, **kwargs):
+        context = super().get_context_data(**kwargs)
+        path = reverse("glossary:articles")
+        page = context["page_obj"].number
+        context["canonical_url"] = _absolute(path if page == 1 else f"{path}?strona={page}")
+        return context
+
+
+@conditional_page
+def article_view(request, slug: str):
+    detail = selectors.article_detail(slug=slug, include_drafts=request.user.is_staff)
+    if detail is None:
+        raise Http404("Nie ma takiego artykułu.")
+    article = detail.article
+    url = _absolute(article.get_absolute_url())
+    jsonld = {
+        "@context": "https://schema.org",
+        "@type": "Article",
+        "@id": url,
+        "url": url,
+        "mainEntityOfPage": url,
+        "headline": article.title[:110],
+        "description": article.lead,
+        "inLanguage": "pl",
+        "dateModified": article.updated_at,
+        "publisher": {
+            "@type": "Organization",
+            "name": settings.SITE_NAME,
+            "url": settings.SITE_URL,
+        },
+        "about": [
+            {
+                "@type": "DefinedTerm",
+                "name": link.title,
+                "url": _absolute(reverse("glossary:term", kwargs={"slug": link.slug})),
+            }
+            for link in detail.terms
+        ],
+    }
+    if article.published_at:
+        jsonld["datePublished"] = article.published_at
+    if article.author:
+        name = article.author.get_full_name() or article.author.get_username()
+        jsonld["author"] = {"@type": "Person", "name": name}
+    return render(
+        request,
+        "glossary/article.html",
+        {
+            "detail": detail,
+            "article": article,
+            "canonical_url": url,
+            "jsonld": jsonld,
+            "is_draft": not article.is_public,
+        },
+    )
+
+
+def clean_query(raw: str) -> str:
+    """A query safe to hand to any engine: no control characters (PostgreSQL rejects NUL),
+    collapsed whitespace, bounded length."""
+    text = "".join(
+        " " if unicodedata.category(ch) == "Cc" else ch for ch in raw[: MAX_QUERY_LENGTH * 4]
+    )
+    return " ".join(text.split())[:MAX_QUERY_LENGTH]
+
+
+def search_view(request):
+    query = clean_query(request.GET.get("q", ""))
+    results = search.search(query=query, limit=SEARCH_LIMIT) if query else None
+    if results is not None and results.exact is not None:
+        return redirect("glossary:term", slug=results.exact.slug)
+    return render(request, "glossary/search.html", {"query": query, "results": results})

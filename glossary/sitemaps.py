@@ -1,0 +1,56 @@
+"""sitemap.xml: published terms and articles only, with absolute URLs on `SITE_URL`.
+
+Without django.contrib.sites the sitemap framework would take the domain from the request's
+Host header; the site's public address is configured once, so the sitemap uses it too.
+"""
+
+from urllib.parse import urlsplit
+
+from django.conf import settings
+from django.contrib.sitemaps import Sitemap
+from django.urls import reverse
+
+from .models import Article, Term
+
+
+class _SiteUrlSitemap(Sitemap):
+    def get_protocol(self, protocol=None):
+        return urlsplit(settings.SITE_URL).scheme or "https"
+
+    def get_domain(self, site=None):
+        return urlsplit(settings.SITE_URL).netloc
+
+
+class PagesSitemap(_SiteUrlSitemap):
+    changefreq = "daily"
+
+    def items(self):
+        return ["glossary:home", "glossary:index", "glossary:articles"]
+
+    def location(self, item):
+        return reverse(item)
+
+
+class TermSitemap(_SiteUrlSitemap):
+    changefreq = "weekly"
+
+    def items(self):
+        return Term.objects.published().order_by("sort_key", "id").only("slug", "updated_at")
+
+    def lastmod(self, item):
+        return item.updated_at
+
+
+class ArticleSitemap(_SiteUrlSitemap):
+    changefreq = "monthly"
+
+    def items(self):
+        return (
+            Article.objects.published().order_by("-published_at", "-id").only("slug", "updated_at")
+        )
+
+    def lastmod(self, item):
+        return item.updated_at
+
+
+SITEMAPS = {"pages": PagesSitemap, "terms": TermSitemap, "articles": ArticleSitemap}
