@@ -3,14 +3,585 @@
 Each service is one `@transaction.atomic` function that saves row by row through
 `Model.save()`, so derived columns, `updated_at` and `last_editor` can never go stale the
 way they would behind a bare `QuerySet.update()`.
+
+The one exception is `import_terms`, built for 100,000-row files: it writes with
+`bulk_create`/`bulk_update` and inserts M2M through rows itself, so it does by hand what
+`save()` would do (`refresh_derived()` on every written row, `updated_at`, both directions
+of the symmetrical `related` link), and it leaves unchanged rows untouched.
 """
 
+from collections import defaultdict
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
+from django.db.models import CharField, Q, Value
+from django.db.models.functions import Cast, Concat
+from django.utils import timezone
 
-from .models import Status
+from .importexport import ImportErrors, RowError, SourceRow
+from .models import SHORT_DEFINITION_MAX, Article, Category, Series, Status, Term, clean_synonyms
+from .polish import polish_slugify, sort_key
+
+# Ids per IN (...) lookup: under every SQLite build's bound-parameter limit.
+_CHUNK = 900
+_BATCH = 1000
+_PROGRESS_EVERY = 5000
+_TERM_KEYS = frozenset(
+    ("name", "slug", "short_definition", "body", "synonyms", "categories", "related", "status")
+)
+_ARTICLE_KEYS = frozenset(
+    ("title", "slug", "lead", "body", "terms", "series", "series_order", "status")
+)
+_SCALARS = ("name", "short_definition", "body", "synonyms", "status")
+_UPDATED_FIELDS = (*_SCALARS, *Term.DERIVED_FIELDS, "updated_at")
+
+Progress = Callable[[str], None]
+
+
+def _chunks(items: Sequence, size: int = _CHUNK):
+    for start in range(0, len(items), size):
+        yield items[start : start + size]
+
+
+@dataclass
+class ImportReport:
+    """What an import did (or, with `dry_run`, would do)."""
+
+    created: int = 0
+    updated: int = 0
+    unchanged: int = 0
+    categories_created: int = 0
+    links_added: int = 0
+    links_removed: int = 0
+    dry_run: bool = False
+
+    def summary(self) -> str:
+        verb = "Do zaimportowania (próba, nic nie zapisano)" if self.dry_run else "Zaimportowano"
+        return (
+            f"{verb}: nowe pojęcia {self.created}, zmienione {self.updated}, "
+            f"bez zmian {self.unchanged}; nowe kategorie {self.categories_created}; "
+            f"powiązania dodane {self.links_added}, usunięte {self.links_removed}."
+        )
+
+
+@dataclass
+class _TermRow:
+    """A row that passed its own checks, values normalized the way the model stores them."""
+
+    index: int
+    position: str
+    name: str
+    slug: str
+    short_definition: str
+    body: str
+    synonyms: list[str]
+    categories: list[str]  # names, whitespace collapsed, distinct case-insensitively
+    related: list[str]
+    status: str
+
+
+class _Checker:
+    """Collects errors per row, so the report lists rows in file order."""
+
+    def __init__(self):
+        self.by_row: dict[int, list[RowError]] = defaultdict(list)
+
+    def add(self, index: int, position: str, field_name, message: str, code: str) -> None:
+        self.by_row[index].append(RowError(position, field_name, message, code))
+
+    def errors(self) -> list[RowError]:
+        return [error for index in sorted(self.by_row) for error in self.by_row[index]]
+
+
+def _text(check, index, position, data, key, default="", *, strip=True):
+    value = data.get(key, default)
+    if not isinstance(value, str):
+        check.add(index, position, key, "Oczekiwano napisu.", "invalid_type")
+        return None
+    return value.strip() if strip else value
+
+
+def _text_list(check, index, position, data, key):
+    value = data.get(key, [])
+    if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
+        check.add(index, position, key, "Oczekiwano listy napisów.", "invalid_type")
+        return None
+    return value
+
+
+def _check_slug(check, index, position, slug, *, max_length=200) -> None:
+    if not slug:
+        check.add(index, position, "slug", "Slug jest wymagany.", "required")
+    elif slug != polish_slugify(slug):
+        message = f"Slug „{slug}” może zawierać tylko małe litery a–z, cyfry i myślniki."
+        check.add(index, position, "slug", message, "invalid_slug")
+    elif len(slug) > max_length:
+        check.add(index, position, "slug", f"Slug ma ponad {max_length} znaków.", "too_long")
+
+
+def _check_status(check, index, position, status) -> None:
+    if status is not None and status not in Status.values:
+        message = f"Status „{status}” jest nieznany (dozwolone: draft, published)."
+        check.add(index, position, "status", message, "invalid_status")
+
+
+def _check_term_row(check: _Checker, index: int, row: SourceRow) -> _TermRow | None:
+    position, data = row.position, row.data
+    for error in row.errors:
+        check.by_row[index].append(error)
+    if not isinstance(data, dict):
+        check.add(index, position, None, "Element musi być obiektem.", "invalid_type")
+        return None
+    for key in sorted(set(data) - _TERM_KEYS, key=str):
+        check.add(index, position, str(key), "Nieznane pole.", "unknown_field")
+    before = len(check.by_row[index])
+
+    name = _text(check, index, position, data, "name") if "name" in data else ""
+    if name == "":
+        check.add(index, position, "name", "Nazwa jest wymagana.", "required")
+    elif name is not None and len(name) > 200:
+        check.add(index, position, "name", "Nazwa ma ponad 200 znaków.", "too_long")
+    slug = _text(check, index, position, data, "slug")
+    if slug is not None:
+        _check_slug(check, index, position, slug)
+    short_definition = _text(check, index, position, data, "short_definition")
+    if short_definition is not None and len(short_definition) > SHORT_DEFINITION_MAX:
+        message = (
+            f"Krótka definicja ma {len(short_definition)} znaków, dozwolone {SHORT_DEFINITION_MAX}."
+        )
+        check.add(index, position, "short_definition", message, "too_long")
+    body = _text(check, index, position, data, "body", strip=False)
+    status = _text(check, index, position, data, "status", Status.DRAFT)
+    _check_status(check, index, position, status)
+    if status == Status.PUBLISHED and short_definition == "":
+        message = "Opublikowane pojęcie musi mieć krótką definicję."
+        check.add(index, position, "short_definition", message, "definition_required")
+
+    synonyms = _text_list(check, index, position, data, "synonyms")
+    categories = _text_list(check, index, position, data, "categories")
+    if categories is not None:
+        seen, cleaned = set(), []
+        for raw in categories:
+            category = " ".join(raw.split())
+            if not polish_slugify(category):
+                message = f"Nazwa kategorii „{raw}” musi zawierać litery lub cyfry."
+                check.add(index, position, "categories", message, "invalid_category")
+            elif len(category) > 100:
+                message = f"Nazwa kategorii „{category[:40]}…” ma ponad 100 znaków."
+                check.add(index, position, "categories", message, "too_long")
+            elif category.lower() not in seen:
+                seen.add(category.lower())
+                cleaned.append(category)
+        categories = cleaned
+    related = _text_list(check, index, position, data, "related")
+    if related is not None:
+        related = list(dict.fromkeys(item.strip() for item in related if item.strip()))
+        if slug and slug in related:
+            message = "Pojęcie nie może być powiązane samo ze sobą."
+            check.add(index, position, "related", message, "self_related")
+
+    if len(check.by_row[index]) > before or None in (name, slug, synonyms, categories, related):
+        return None
+    return _TermRow(
+        index=index,
+        position=position,
+        name=name,
+        slug=slug,
+        short_definition=short_definition,
+        body=body,
+        synonyms=clean_synonyms(synonyms),
+        categories=categories,
+        related=related,
+        status=status,
+    )
+
+
+def _check_across_rows(check, rows: list[SourceRow], parsed: list[_TermRow], db_terms) -> None:
+    """Rules that need the whole file and the database: uniqueness and related slugs."""
+    file_slugs: dict[str, str] = {}
+    for index, row in enumerate(rows):
+        slug = row.data.get("slug") if isinstance(row.data, dict) else None
+        if isinstance(slug, str) and slug.strip():
+            slug = slug.strip()
+            if slug in file_slugs:
+                message = f"Slug „{slug}” powtarza się (pierwszy raz: {file_slugs[slug]})."
+                check.add(index, row.position, "slug", message, "duplicate_slug")
+            else:
+                file_slugs[slug] = row.position
+    db_slugs = {slug for slug, _ in db_terms.values()}
+    db_names = {name.lower(): slug for slug, name in db_terms.values() if slug not in file_slugs}
+    file_names: dict[str, str] = {}
+    for row in parsed:
+        key = row.name.lower()
+        if key in file_names:
+            message = f"Nazwa „{row.name}” powtarza się (pierwszy raz: {file_names[key]})."
+            check.add(row.index, row.position, "name", message, "duplicate_name")
+        else:
+            file_names[key] = row.position
+        if key in db_names:
+            message = f"Nazwa „{row.name}” należy już do pojęcia „{db_names[key]}” w bazie."
+            check.add(row.index, row.position, "name", message, "duplicate_name")
+        for target in row.related:
+            if target not in file_slugs and target not in db_slugs:
+                message = f"Powiązane pojęcie „{target}” nie istnieje ani w pliku, ani w bazie."
+                check.add(row.index, row.position, "related", message, "unknown_related")
+
+
+def _unique_slug(name: str, taken: set[str]) -> str:
+    base = polish_slugify(name)[:90]
+    slug, n = base, 2
+    while slug in taken:
+        slug, n = f"{base}-{n}", n + 1
+    taken.add(slug)
+    return slug
+
+
+@transaction.atomic
+def import_terms(
+    rows: Iterable[SourceRow], *, dry_run: bool = False, progress: Progress | None = None
+) -> ImportReport:
+    """Upsert terms by slug from parsed file rows, all or nothing.
+
+    Every row is checked before anything is written; any problem raises `ImportErrors` with
+    all of them. The file is authoritative for the terms it lists: each one ends with exactly
+    the categories it names and the related links declared on either side within the file
+    (links to database terms given by slug included), so links may point forward and form
+    cycles. Links between two terms the file does not list are left alone. Rows whose values,
+    categories and links already match the database are not written at all.
+    """
+    say = progress or (lambda message: None)
+    rows = list(rows)
+    say(f"Sprawdzanie {len(rows)} wierszy…")
+    check = _Checker()
+    parsed = [_check_term_row(check, index, row) for index, row in enumerate(rows)]
+    parsed = [row for row in parsed if row is not None]
+    db_terms = {
+        pk: (slug, name) for pk, slug, name in Term.objects.values_list("id", "slug", "name")
+    }
+    _check_across_rows(check, rows, parsed, db_terms)
+    if errors := check.errors():
+        raise ImportErrors(errors)
+
+    report = ImportReport(dry_run=dry_run)
+    id_by_slug = {slug: pk for pk, (slug, _) in db_terms.items()}
+    slug_by_id = {pk: slug for pk, (slug, _) in db_terms.items()}
+    existing_ids = [id_by_slug[row.slug] for row in parsed if row.slug in id_by_slug]
+
+    # Current state of the listed terms: fields, categories, links (both directions).
+    existing: dict[str, Term] = {}
+    category_rows: dict[tuple[str, int], int] = {}  # (term slug, category id) -> through id
+    link_rows: dict[tuple[str, str], int] = {}  # (from slug, to slug) -> through id
+    category_through, related_through = Term.categories.through, Term.related.through
+    for chunk in _chunks(existing_ids):
+        existing.update((term.slug, term) for term in Term.objects.filter(id__in=chunk).order_by())
+        for pk, term_id, category_id in category_through.objects.filter(
+            term_id__in=chunk
+        ).values_list("id", "term_id", "category_id"):
+            category_rows[slug_by_id[term_id], category_id] = pk
+        for pk, from_id, to_id in related_through.objects.filter(
+            Q(from_term_id__in=chunk) | Q(to_term_id__in=chunk)
+        ).values_list("id", "from_term_id", "to_term_id"):
+            link_rows[slug_by_id[from_id], slug_by_id[to_id]] = pk
+
+    # Categories by name, case-insensitively, as the database's unique constraint compares.
+    categories = {
+        name.lower(): (pk, name, slug)
+        for pk, name, slug in Category.objects.values_list("id", "name", "slug")
+    }
+    category_slugs = {slug for _, _, slug in categories.values()}
+    new_categories: dict[str, Category] = {}
+    for row in parsed:
+        for name in row.categories:
+            key = name.lower()
+            if key not in categories and key not in new_categories:
+                slug = _unique_slug(name, category_slugs)
+                new_categories[key] = Category(name=name, slug=slug)
+    report.categories_created = len(new_categories)
+
+    # Wanted state, in slug space so a dry run can compare it without ids.
+    wanted_links: set[tuple[str, str]] = set()
+    for row in parsed:
+        for target in row.related:
+            wanted_links.update(((row.slug, target), (target, row.slug)))
+    wanted_categories = {(row.slug, name.lower()) for row in parsed for name in row.categories}
+    current_categories: dict[str, set[str]] = defaultdict(set)
+    by_id = {pk: key for key, (pk, _, _) in categories.items()}
+    for term_slug, category_id in category_rows:
+        current_categories[term_slug].add(by_id[category_id])
+    current_links: dict[str, set[str]] = defaultdict(set)
+    for a, b in link_rows:
+        current_links[a].add(b)
+        current_links[b].add(a)
+    links_of: dict[str, set[str]] = defaultdict(set)
+    for a, b in wanted_links:
+        links_of[a].add(b)
+
+    to_create: list[Term] = []
+    to_update: list[Term] = []
+    for row in parsed:
+        term = existing.get(row.slug)
+        if term is None:
+            to_create.append(Term(slug=row.slug, **{key: getattr(row, key) for key in _SCALARS}))
+            continue
+        same = (
+            all(getattr(term, key) == getattr(row, key) for key in _SCALARS)
+            and current_categories[row.slug] == {name.lower() for name in row.categories}
+            and current_links[row.slug] == links_of[row.slug]
+        )
+        if same:
+            report.unchanged += 1
+            continue
+        for key in _SCALARS:
+            setattr(term, key, getattr(row, key))
+        to_update.append(term)
+    report.created, report.updated = len(to_create), len(to_update)
+
+    listed = {row.slug for row in parsed}
+    links_to_remove = [pk for pair, pk in link_rows.items() if pair not in wanted_links]
+    links_to_add = [pair for pair in wanted_links if pair not in link_rows]
+    report.links_added, report.links_removed = len(links_to_add), len(links_to_remove)
+    if dry_run:
+        return report
+
+    say("Zapisywanie kategorii…")
+    if new_categories:
+        created = Category.objects.bulk_create(new_categories.values(), batch_size=_BATCH)
+        if any(category.pk is None for category in created):
+            created = Category.objects.filter(slug__in=[c.slug for c in created])
+        categories.update((c.name.lower(), (c.pk, c.name, c.slug)) for c in created)
+
+    # Rendering Markdown dominates the cost of a large import; report it as it goes.
+    written = [*to_update, *to_create]
+    now = timezone.now()
+    for done, term in enumerate(written, start=1):
+        term.refresh_derived()
+        term.updated_at = now
+        if done % _PROGRESS_EVERY == 0:
+            say(f"Przygotowano {done}/{len(written)} pojęć…")
+
+    # A renamed term may take a name another listed term still holds (a swap); the unique
+    # index is checked row by row, so holders first step aside under a placeholder name.
+    wanted_names = {row.name.lower(): row.slug for row in parsed}
+    holders = [
+        id_by_slug[slug]
+        for slug in listed & id_by_slug.keys()
+        if wanted_names.get(db_terms[id_by_slug[slug]][1].lower(), slug) != slug
+    ]
+    for chunk in _chunks(holders):
+        Term.objects.filter(id__in=chunk).update(
+            name=Concat(Value("\u2060import "), Cast("id", output_field=CharField()))
+        )
+
+    say(f"Zapisywanie pojęć: zmienione {len(to_update)}, nowe {len(to_create)}…")
+    if to_update:
+        Term.objects.bulk_update(to_update, _UPDATED_FIELDS, batch_size=500)
+    for done, batch in enumerate(_chunks(to_create, _BATCH), start=1):
+        Term.objects.bulk_create(batch)
+        if done * _BATCH % _PROGRESS_EVERY == 0:
+            say(f"Zapisano {done * _BATCH}/{len(to_create)} nowych pojęć…")
+    missing = [term.slug for term in to_create if term.pk is None]
+    for chunk in _chunks(missing):  # backends that cannot return ids from a bulk insert
+        id_by_slug.update(Term.objects.filter(slug__in=chunk).values_list("slug", "id"))
+    id_by_slug.update((term.slug, term.pk) for term in to_create if term.pk is not None)
+
+    say("Zapisywanie kategorii i powiązań pojęć…")
+    stale = [
+        pk
+        for (slug, category_id), pk in category_rows.items()
+        if (slug, by_id[category_id]) not in wanted_categories
+    ]
+    for chunk in _chunks(stale):
+        category_through.objects.filter(id__in=chunk).delete()
+    have = {(slug, by_id[category_id]) for slug, category_id in category_rows}
+    category_through.objects.bulk_create(
+        (
+            category_through(term_id=id_by_slug[slug], category_id=categories[key][0])
+            for slug, key in sorted(wanted_categories - have)
+        ),
+        batch_size=_BATCH * 5,
+    )
+    for chunk in _chunks(links_to_remove):
+        related_through.objects.filter(id__in=chunk).delete()
+    related_through.objects.bulk_create(
+        (
+            related_through(from_term_id=id_by_slug[a], to_term_id=id_by_slug[b])
+            for a, b in sorted(links_to_add)
+        ),
+        batch_size=_BATCH * 5,
+    )
+    say(report.summary())
+    return report
+
+
+def export_terms() -> list[dict]:
+    """Every term, drafts included, as export rows: the inverse of `import_terms`.
+
+    Terms are ordered by slug, categories by Polish alphabetical order and related slugs
+    alphabetically, so exporting the same content twice gives byte-identical files;
+    synonyms keep the editor's order. Three queries, whatever the size of the glossary.
+    """
+    categories: dict[int, list[str]] = defaultdict(list)
+    for term_id, name in Term.categories.through.objects.values_list("term_id", "category__name"):
+        categories[term_id].append(name)
+    related: dict[int, list[str]] = defaultdict(list)
+    for from_id, to_slug in Term.related.through.objects.values_list(
+        "from_term_id", "to_term__slug"
+    ):
+        related[from_id].append(to_slug)
+    rows = [
+        {
+            "name": name,
+            "slug": slug,
+            "short_definition": short_definition,
+            "body": body,
+            "synonyms": list(synonyms),
+            "categories": sorted(categories[pk], key=lambda item: (sort_key(item), item)),
+            "related": sorted(related[pk]),
+            "status": status,
+        }
+        for pk, name, slug, short_definition, body, synonyms, status in (
+            Term.objects.order_by().values_list(
+                "id", "name", "slug", "short_definition", "body", "synonyms", "status"
+            )
+        )
+    ]
+    # Sorted here, not by the database, whose collation may ignore hyphens.
+    rows.sort(key=lambda row: row["slug"])
+    return rows
+
+
+@dataclass
+class ArticleImportReport:
+    created: int = 0
+    updated: int = 0
+    unchanged: int = 0
+
+    def summary(self) -> str:
+        return (
+            f"Artykuły: nowe {self.created}, zmienione {self.updated}, bez zmian {self.unchanged}."
+        )
+
+
+def _check_article_row(check, index, row: SourceRow, term_ids, seen) -> dict | None:
+    position, data = row.position, row.data
+    if not isinstance(data, dict):
+        check.add(index, position, None, "Element musi być obiektem.", "invalid_type")
+        return None
+    for key in sorted(set(data) - _ARTICLE_KEYS, key=str):
+        check.add(index, position, str(key), "Nieznane pole.", "unknown_field")
+    before = len(check.by_row[index])
+    title = _text(check, index, position, data, "title") if "title" in data else ""
+    if title == "":
+        check.add(index, position, "title", "Tytuł jest wymagany.", "required")
+    elif title is not None and len(title) > 250:
+        check.add(index, position, "title", "Tytuł ma ponad 250 znaków.", "too_long")
+    slug = _text(check, index, position, data, "slug")
+    if slug is not None:
+        _check_slug(check, index, position, slug, max_length=250)
+        if slug in seen:
+            message = f"Slug „{slug}” powtarza się (pierwszy raz: {seen[slug]})."
+            check.add(index, position, "slug", message, "duplicate_slug")
+        seen.setdefault(slug, position)
+    lead = _text(check, index, position, data, "lead")
+    body = _text(check, index, position, data, "body", strip=False)
+    status = _text(check, index, position, data, "status", Status.DRAFT)
+    _check_status(check, index, position, status)
+    terms = _text_list(check, index, position, data, "terms") or []
+    for term_slug in terms:
+        if term_slug not in term_ids:
+            message = f"Pojęcie „{term_slug}” nie istnieje."
+            check.add(index, position, "terms", message, "unknown_term")
+    series = data.get("series")
+    if series is not None and (not isinstance(series, str) or not series.strip()):
+        check.add(index, position, "series", "Oczekiwano nazwy serii albo null.", "invalid_type")
+    order = data.get("series_order")
+    if order is not None and (isinstance(order, bool) or not isinstance(order, int) or order < 1):
+        message = "Oczekiwano dodatniej liczby całkowitej albo null."
+        check.add(index, position, "series_order", message, "invalid_type")
+    if series and order is None:
+        message = "Artykuł w serii musi mieć numer kolejny."
+        check.add(index, position, "series_order", message, "series_order_required")
+    if len(check.by_row[index]) > before:
+        return None
+    return {
+        "slug": slug,
+        "title": title,
+        "lead": lead,
+        "body": body,
+        "status": status,
+        "terms": {term_ids[term_slug] for term_slug in terms},
+        "series": series.strip() if series else None,
+        "series_order": order,
+    }
+
+
+@transaction.atomic
+def import_articles(rows: Iterable[SourceRow]) -> ArticleImportReport:
+    """Upsert articles by slug, and their series by name, all or nothing.
+
+    The terms an article names (by slug) must already exist; its term list replaces the
+    current one. Rows that already match the database are not saved again, so loading the
+    same file twice changes nothing, `updated_at` included. Sized for editorial files
+    (dozens of articles): rows are saved one by one through `Article.save()`.
+    """
+    rows = list(rows)
+    check = _Checker()
+    term_ids = dict(Term.objects.values_list("slug", "id"))
+    seen: dict[str, str] = {}
+    parsed = [
+        item
+        for index, row in enumerate(rows)
+        if (item := _check_article_row(check, index, row, term_ids, seen)) is not None
+    ]
+    if errors := check.errors():
+        raise ImportErrors(errors)
+
+    report = ArticleImportReport()
+    existing = Article.objects.in_bulk([item["slug"] for item in parsed], field_name="slug")
+    current_terms: dict[int, set[int]] = defaultdict(set)
+    for article_id, term_id in Article.terms.through.objects.filter(
+        article_id__in=[article.pk for article in existing.values()]
+    ).values_list("article_id", "term_id"):
+        current_terms[article_id].add(term_id)
+    series_by_name = {series.name: series for series in Series.objects.all()}
+    series_slugs = {series.slug for series in series_by_name.values()}
+    for item in parsed:
+        series = None
+        if item["series"]:
+            series = series_by_name.get(item["series"])
+            if series is None:
+                slug = _unique_slug(item["series"], series_slugs)
+                series = series_by_name[item["series"]] = Series.objects.create(
+                    name=item["series"], slug=slug
+                )
+        values = {
+            "title": item["title"],
+            "lead": item["lead"],
+            "body": item["body"],
+            "status": item["status"],
+            "series_id": series.pk if series else None,
+            "series_order": item["series_order"],
+        }
+        article = existing.get(item["slug"])
+        if (
+            article is not None
+            and all(getattr(article, key) == value for key, value in values.items())
+            and current_terms[article.pk] == item["terms"]
+        ):
+            report.unchanged += 1
+            continue
+        if article is None:
+            article = Article(slug=item["slug"])
+            report.created += 1
+        else:
+            report.updated += 1
+        for key, value in values.items():
+            setattr(article, key, value)
+        article.save()
+        article.terms.set(item["terms"])
+    return report
 
 
 @dataclass

@@ -1,0 +1,56 @@
+"""`manage.py load_demo`: the demo glossary and articles, through the import services.
+
+Loading is an upsert by slug, so running it again changes nothing; `make run` calls it with
+`--if-empty` so that it never touches a glossary someone has started editing.
+"""
+
+from pathlib import Path
+
+from django.core.management.base import BaseCommand, CommandError
+from django.db import transaction
+
+from glossary.importexport import ImportErrors, decode, parse_json
+from glossary.models import Term
+from glossary.services import import_articles, import_terms
+
+DEMO_DIR = Path(__file__).resolve().parent.parent.parent / "demo"
+
+
+class Command(BaseCommand):
+    help = "Load the demo terms and articles (glossary/demo/*.json). Safe to run repeatedly."
+
+    def add_arguments(self, parser):
+        parser.add_argument(
+            "--if-empty", action="store_true", help="do nothing if any term already exists"
+        )
+        parser.add_argument(
+            "--directory",
+            type=Path,
+            default=DEMO_DIR,
+            help="folder holding terms.json and articles.json (default: glossary/demo)",
+        )
+
+    def handle(self, *args, if_empty, directory, verbosity, **options):
+        if if_empty and Term.objects.exists():
+            if verbosity >= 1:
+                self.stdout.write("Słownik nie jest pusty: dane demonstracyjne pominięte.")
+            return
+        articles_path = directory / "articles.json"
+        with transaction.atomic():
+            terms = self.load(import_terms, directory / "terms.json")
+            articles = self.load(import_articles, articles_path) if articles_path.exists() else None
+        if verbosity >= 1:
+            self.stdout.write(terms.summary())
+            if articles is not None:
+                self.stdout.write(articles.summary())
+
+    def load(self, service, path: Path):
+        """Parse one demo file and hand it to `service`; errors name the file."""
+        try:
+            data = path.read_bytes()
+        except OSError as exc:
+            raise CommandError(f"Nie można odczytać pliku „{path}”: {exc.strerror}.") from None
+        try:
+            return service(parse_json(decode(data)))
+        except ImportErrors as exc:
+            raise CommandError(f"{path.name}: {exc.render()}") from None
