@@ -395,9 +395,16 @@ def test_staff_see_drafts_with_a_banner(staff_client, world, key):
 
 
 def test_staff_see_no_banner_on_published_entries(staff_client, world):
-    """A published term shows no draft banner, even to staff."""
+    """A published term shows no draft banner, even to staff, but an edit link."""
     text = html(staff_client.get(world["api"].get_absolute_url()))
     assert "draft-banner" not in text
+    assert reverse("admin:glossary_term_change", args=[world["api"].pk]) in text
+
+
+def test_anonymous_visitors_see_no_edit_link(client, world):
+    """The admin edit link is for staff only."""
+    assert "/admin/" not in html(client.get(world["api"].get_absolute_url()))
+    assert "/admin/" not in html(client.get(world["article"].get_absolute_url()))
 
 
 # --- hostile content --------------------------------------------------------------------------
