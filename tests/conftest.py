@@ -16,3 +16,34 @@ def pytest_collection_modifyitems(config, items):
 
 def pytest_report_header(config):
     return f"database: {connection.vendor} ({connection.settings_dict['NAME']})"
+
+
+# --- Live server for tests with real peers (SDK client, conformance suite, curl exchanges) ----
+LIVE_SERVER_KEY = pytest.StashKey()
+
+
+@pytest.fixture(scope="session")
+def live_site(request):
+    """One real Słownik server process for the whole run (see tests/live.py), on its own
+    database filled with the demo content; stopped and its database dropped at the end."""
+    from .live import LiveServer
+
+    server = LiveServer()
+    try:
+        server.start()
+    except BaseException:
+        server.stop()
+        raise
+    request.session.stash[LIVE_SERVER_KEY] = server
+    yield server
+    server.stop()
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item, call):
+    """A failing live test shows what the server said on stderr (tracebacks are logged there)."""
+    report = yield
+    server = item.session.stash.get(LIVE_SERVER_KEY, None)
+    if report.failed and server is not None and "live" in item.keywords:
+        report.sections.append(("live server stderr", server.stderr_tail()))
+    return report

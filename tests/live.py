@@ -1,0 +1,255 @@
+"""A real server process for tests that talk to Słownik the way outside peers do.
+
+The SDK client, the conformance suite and the curl-exchange tests need a server they reach over
+a socket, started with the command `make run` uses, not Django's in-process test client: only a
+real process shows what an agent sees (middleware, ASGI server, production settings, stdout
+hygiene of `mcp_stdio`). It gets its own database filled by `migrate` and `load_demo` in
+subprocesses, so it never touches the test database pytest-django manages nor `db.sqlite3`:
+on PostgreSQL a `slownik_live_<pid>` database next to the test database in the same cluster,
+on SQLite a temporary file. The fixture wrapping this class lives in `tests/conftest.py`.
+"""
+
+from __future__ import annotations
+
+import http.client
+import os
+import secrets
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from urllib.parse import quote, urlsplit, urlunsplit
+
+import dj_database_url
+
+ROOT = Path(__file__).resolve().parent.parent
+VENV_BIN = Path(sys.executable).parent
+
+# The one place that says how the live server is started: the same ASGI server `make run` uses.
+# Switch it here (e.g. to the production WSGI server) and every live test follows.
+SERVER_COMMAND = (
+    str(VENV_BIN / "uvicorn"),
+    "config.asgi:application",
+    "--host",
+    "{host}",
+    "--port",
+    "{port}",
+    "--no-access-log",
+)
+
+HOST = "127.0.0.1"
+MCP_PATH = "/wp-json/webflux/v1/mcp"
+# Small pages so that every paginated list (tools, resources, list_terms) really has more than
+# one page over the demo content and the peers must follow cursors.
+PAGE_SIZE = 5
+STARTUP_TIMEOUT = 60.0
+STOP_TIMEOUT = 10.0
+
+
+def free_port() -> int:
+    """A port the kernel just gave us on loopback; the tiny race before the server binds it is
+    acceptable for tests (a clash fails loudly at startup, never silently)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind((HOST, 0))
+        return sock.getsockname()[1]
+
+
+def _tail(path: Path, lines: int = 60) -> str:
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return "(no log)"
+    return "\n".join(text.splitlines()[-lines:]) or "(empty)"
+
+
+class LiveServer:
+    """Creates the database, fills it, serves it, and tears everything down again."""
+
+    def __init__(self, *, base_env: dict[str, str] | None = None) -> None:
+        self.base_env = dict(os.environ if base_env is None else base_env)
+        self.port = free_port()
+        self.url = f"http://{HOST}:{self.port}"
+        self.mcp_url = self.url + MCP_PATH
+        self.workdir = Path(tempfile.mkdtemp(prefix="slownik-live-"))
+        self.stderr_path = self.workdir / "server.stderr.log"
+        self.stdout_path = self.workdir / "server.stdout.log"
+        self.process: subprocess.Popen | None = None
+        self._pg_admin: dict | None = None
+        self._pg_name: str | None = None
+        self.database_url = self._create_database()
+        self.env = self._server_env()
+
+    # --- database -------------------------------------------------------------------------
+    @property
+    def vendor(self) -> str:
+        return "postgresql" if self._pg_name else "sqlite"
+
+    def _create_database(self) -> str:
+        source = self.base_env.get("DATABASE_URL", "")
+        if not source.startswith(("postgres://", "postgresql://")):
+            return f"sqlite:///{self.workdir / 'live.sqlite3'}"
+        import psycopg  # only needed on the PostgreSQL pass
+        from psycopg import sql
+
+        config = dj_database_url.parse(source)
+        self._pg_admin = {
+            "dbname": "postgres",
+            "host": config.get("HOST") or None,
+            "port": config.get("PORT") or None,
+            "user": config.get("USER") or None,
+            "password": config.get("PASSWORD") or None,
+        }
+        self._pg_name = f"slownik_live_{os.getpid()}"
+        name = sql.Identifier(self._pg_name)
+        with psycopg.connect(**self._pg_admin, autocommit=True) as conn:
+            conn.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(name))
+            conn.execute(sql.SQL("CREATE DATABASE {}").format(name))
+        parts = urlsplit(source)
+        return urlunsplit(parts._replace(path="/" + quote(self._pg_name)))
+
+    def _drop_database(self) -> None:
+        if not self._pg_name:
+            return
+        import psycopg
+        from psycopg import sql
+
+        name = sql.Identifier(self._pg_name)
+        with psycopg.connect(**self._pg_admin, autocommit=True) as conn:
+            conn.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(name))
+
+    # --- environment ----------------------------------------------------------------------
+    def _server_env(self) -> dict[str, str]:
+        """Production settings (DEBUG=0), minus what needs TLS: the suite speaks plain HTTP on
+        loopback, so the HTTPS redirect and HSTS are switched off explicitly, as a deployment
+        behind a TLS-terminating proxy would."""
+        env = dict(self.base_env)
+        env.pop("DJANGO_SETTINGS_MODULE", None)
+        env.update(
+            {
+                "DJANGO_SETTINGS_MODULE": "config.settings",
+                "DATABASE_URL": self.database_url,
+                "DEBUG": "0",
+                "SECRET_KEY": secrets.token_urlsafe(50),
+                "ALLOWED_HOSTS": f"{HOST},localhost",
+                "SECURE_SSL_REDIRECT": "0",
+                "SECURE_HSTS_SECONDS": "0",
+                "SITE_URL": self.url,
+                "STATIC_ROOT": str(self.workdir / "static"),
+                "MCP_ALLOWED_ORIGINS": f"{self.url},http://localhost:{self.port}",
+                "MCP_PAGE_SIZE": str(PAGE_SIZE),
+                "LOG_LEVEL": "WARNING",
+                "PYTHONUNBUFFERED": "1",
+            }
+        )
+        return env
+
+    def manage(self, *args: str, timeout: float = 300) -> subprocess.CompletedProcess:
+        """Run `manage.py <args>` against the live database; fails with its output."""
+        result = subprocess.run(
+            [sys.executable, "manage.py", *args],
+            cwd=ROOT,
+            env=self.env,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            check=False,
+        )
+        if result.returncode != 0:
+            raise RuntimeError(
+                f"manage.py {' '.join(args)} exited with {result.returncode}\n"
+                f"--- stdout ---\n{result.stdout[-4000:]}\n--- stderr ---\n{result.stderr[-4000:]}"
+            )
+        return result
+
+    # --- process --------------------------------------------------------------------------
+    @property
+    def command(self) -> list[str]:
+        return [part.format(host=HOST, port=self.port) for part in SERVER_COMMAND]
+
+    def start(self) -> None:
+        self.manage("migrate", "--noinput", "-v", "0")
+        self.manage("load_demo")
+        # DEBUG=0 serves hashed static names from a manifest (pages, error pages), so collect.
+        self.manage("collectstatic", "--noinput", "-v", "0")
+        with self.stdout_path.open("wb") as out, self.stderr_path.open("wb") as err:
+            self.process = subprocess.Popen(
+                self.command, cwd=ROOT, env=self.env, stdout=out, stderr=err
+            )
+        self._wait_until_ready()
+
+    def _wait_until_ready(self) -> None:
+        """Any HTTP answer means the app is imported and the socket is bound."""
+        deadline = time.monotonic() + STARTUP_TIMEOUT
+        last_error: Exception | None = None
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise RuntimeError(
+                    f"live server exited with {self.process.returncode} during startup\n"
+                    f"{self.stderr_tail()}"
+                )
+            conn = http.client.HTTPConnection(HOST, self.port, timeout=2)
+            try:
+                conn.request("GET", "/wp-json/")
+                conn.getresponse().read()
+                return
+            except OSError as exc:
+                last_error = exc
+                time.sleep(0.1)
+            finally:
+                conn.close()
+        raise RuntimeError(
+            f"live server did not answer within {STARTUP_TIMEOUT:.0f}s ({last_error})\n"
+            f"{self.stderr_tail()}"
+        )
+
+    def stop(self) -> None:
+        try:
+            if self.process and self.process.poll() is None:
+                self.process.terminate()
+                try:
+                    self.process.wait(STOP_TIMEOUT)
+                except subprocess.TimeoutExpired:
+                    self.process.kill()
+                    self.process.wait(STOP_TIMEOUT)
+        finally:
+            try:
+                self._drop_database()
+            finally:
+                shutil.rmtree(self.workdir, ignore_errors=True)
+
+    def stderr_tail(self, lines: int = 60) -> str:
+        return f"--- live server stderr (last {lines} lines) ---\n{_tail(self.stderr_path, lines)}"
+
+    # --- helpers for tests ----------------------------------------------------------------
+    def stdio_env(self) -> dict[str, str]:
+        """What `manage.py mcp_stdio` needs to serve the same database with the same settings."""
+        keys = (
+            "DJANGO_SETTINGS_MODULE",
+            "DATABASE_URL",
+            "DEBUG",
+            "SECRET_KEY",
+            "ALLOWED_HOSTS",
+            "SECURE_SSL_REDIRECT",
+            "SECURE_HSTS_SECONDS",
+            "SITE_URL",
+            "STATIC_ROOT",
+            "MCP_ALLOWED_ORIGINS",
+            "MCP_PAGE_SIZE",
+            "LOG_LEVEL",
+            "PGHOST",
+        )
+        return {key: self.env[key] for key in keys if key in self.env}
+
+
+# --- Reading glossary tool results ----------------------------------------------------------
+def hit_slugs(structured) -> list[str]:
+    """The slugs of a ranked or paged result list, in order, wherever the tool puts that list
+    (the issue fixes the fields of a hit, not the name of the list that holds them)."""
+    candidates = [structured] if isinstance(structured, list) else list(structured.values())
+    for value in candidates:
+        if isinstance(value, list) and all(isinstance(v, dict) and "slug" in v for v in value):
+            return [v["slug"] for v in value]
+    raise AssertionError(f"no list of hits with slugs in {structured!r}")
