@@ -1,0 +1,32 @@
+"""What a method handler may know about the request it serves, whatever the transport.
+
+A transport builds one `RequestContext` per HTTP request (or one per stdio process) with the
+transport-level facts (era chosen by the `MCP-Protocol-Version` header, the MCP headers to
+validate, the site URL); the dispatcher fills in the per-message facts (request id, client
+info and capabilities from `_meta`, progress token). `session` and `notify` are seams for
+legacy sessions and SSE/stdio notifications; they are None until a transport provides them.
+"""
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.conf import settings
+
+
+@dataclass(slots=True)
+class RequestContext:
+    transport: str  # "http" | "stdio"
+    # "legacy" | "modern"; None on stdio, where each message's `_meta` decides.
+    era: str | None = None
+    protocol_version: str | None = None
+    client_info: dict | None = None
+    client_capabilities: dict | None = None
+    log_level: str | None = None
+    session: Any = None
+    notify: Callable[[dict], None] | None = None
+    request_id: str | int | None = None
+    progress_token: str | int | None = None
+    base_url: str = field(default_factory=lambda: settings.SITE_URL)
+    # Lower-cased MCP request headers (HTTP only), checked against the body in the modern era.
+    headers: Mapping[str, str] | None = None

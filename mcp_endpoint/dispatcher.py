@@ -1,0 +1,237 @@
+"""The fixed pipeline every transport feeds: bytes in, a `Reply` out.
+
+parse (-32700, id null) → envelope (-32600) → era rules (modern: `_meta`, mirrored headers,
+version: -32602/-32020/-32022) → method lookup (-32601) → params schema (-32602) → handler →
+serialize. The modern era rules run before the method lookup, as the 2026-07-28
+compatibility matrix expects (a legacy `initialize` reaching the modern path is rejected for
+its missing metadata with 400, not 404). Notifications and client responses get no reply;
+JSON-RPC batches are accepted only from 2025-03-26 clients, the one revision that requires
+them. The transports only choose the context and turn the `Reply` into HTTP or a line.
+"""
+
+import base64
+import binascii
+import logging
+from dataclasses import dataclass, replace
+from typing import Any
+
+import orjson
+
+from . import methods as _methods  # noqa: F401  (fills the method table)
+from . import protocol as p
+from .context import RequestContext
+from .errors import (
+    HeaderMismatch,
+    InvalidParams,
+    InvalidRequest,
+    MethodNotFound,
+    ParseError,
+    UnsupportedProtocolVersion,
+    as_jsonrpc_error,
+    wire_error,
+)
+from .registry import METHODS, first_error
+
+logger = logging.getLogger("mcp_endpoint")
+
+
+@dataclass(slots=True)
+class Reply:
+    """What to send back: a JSON value (None = nothing, HTTP 202) and the HTTP status."""
+
+    body: Any
+    status: int = 200
+
+    def encode(self) -> bytes:
+        return orjson.dumps(self.body)
+
+
+def handle_payload(raw: bytes | str, ctx: RequestContext) -> Reply:
+    """Handle one transport message (an HTTP body or a stdio line)."""
+    try:
+        message = orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        body, status = wire_error(ParseError(), None, ctx.era)
+        return Reply(body, status)
+    if isinstance(message, list):
+        return _handle_batch(message, ctx)
+    body, status = handle_message(message, ctx)
+    return Reply(body, 202 if body is None else status)
+
+
+def _handle_batch(messages: list, ctx: RequestContext) -> Reply:
+    version = ctx.protocol_version
+    if ctx.era == p.MODERN or version != p.BATCH_VERSION:
+        error = InvalidRequest(
+            "JSON-RPC batches are only accepted from protocol version 2025-03-26 clients "
+            f"(this request declares {version or 'another version'}); send one message per request"
+        )
+        body, status = wire_error(error, None, ctx.era)
+        return Reply(body, status)
+    if not messages:
+        body, status = wire_error(InvalidRequest("Empty JSON-RPC batch"), None, ctx.era)
+        return Reply(body, status)
+    replies = [handle_message(m, ctx, in_batch=True)[0] for m in messages]
+    replies = [r for r in replies if r is not None]
+    return Reply(replies or None, 200 if replies else 202)
+
+
+def _valid_id(value) -> bool:
+    return isinstance(value, (str, int)) and not isinstance(value, bool)
+
+
+def handle_message(message, base: RequestContext, *, in_batch: bool = False):
+    """One JSON-RPC message → (response object or None, HTTP status)."""
+    era = base.era
+    if not isinstance(message, dict):
+        return wire_error(InvalidRequest("A JSON-RPC message must be an object"), None, era)
+    request_id = message.get("id")
+    has_id = "id" in message
+    if not has_id or not _valid_id(request_id):
+        request_id = None
+    if message.get("jsonrpc") != "2.0":
+        return wire_error(InvalidRequest('"jsonrpc" must be "2.0"'), request_id, era)
+    method_name = message.get("method")
+    if method_name is None and has_id and ("result" in message or "error" in message):
+        if era == p.MODERN:
+            error = InvalidRequest("Clients must not send JSON-RPC responses in 2026-07-28")
+            return wire_error(error, request_id, era)
+        return None, 202  # a response to a server request we never sent: accepted, ignored
+    if has_id and request_id is None:
+        error = InvalidRequest('"id" must be a string or an integer (not null, bool or float)')
+        return wire_error(error, None, era)
+    if not isinstance(method_name, str):
+        return wire_error(InvalidRequest('"method" must be a string'), request_id, era)
+    params = message.get("params", {})
+    if not isinstance(params, dict):
+        return wire_error(InvalidRequest('"params" must be an object'), request_id, era)
+    meta = params.get(p.META)
+    if era is None:  # stdio: a request carrying the modern version field is a modern request
+        era = p.MODERN if isinstance(meta, dict) and p.META_PROTOCOL_VERSION in meta else p.LEGACY
+    ctx = replace(base, era=era, request_id=request_id)
+    if isinstance(meta, dict):
+        ctx.progress_token = meta.get(p.META_PROGRESS_TOKEN)
+
+    if not has_id:
+        _notify(method_name, params, ctx)
+        return None, 202
+    try:
+        result = _call(method_name, params, meta, ctx, in_batch)
+    except Exception as exc:
+        return wire_error(exc, request_id, era)
+    return {"jsonrpc": "2.0", "id": request_id, "result": result}, 200
+
+
+def _notify(method_name: str, params: dict, ctx: RequestContext) -> None:
+    entry = METHODS.get(method_name)
+    if entry is None or not entry.notification or ctx.era not in entry.eras:
+        return  # unknown notifications are ignored (JSON-RPC: never answered)
+    try:
+        entry.handler(params, ctx)
+    except Exception as exc:
+        as_jsonrpc_error(exc)
+
+
+def _call(method_name: str, params: dict, meta, ctx: RequestContext, in_batch: bool) -> dict:
+    if ctx.era == p.MODERN:
+        _check_modern(method_name, params, meta, ctx)
+    entry = METHODS.get(method_name)
+    if entry is None or entry.notification or ctx.era not in entry.eras:
+        raise MethodNotFound(_not_found_message(method_name, ctx.era), data={"method": method_name})
+    if in_batch and method_name == p.INITIALIZE:
+        raise InvalidRequest("initialize must not be part of a JSON-RPC batch")
+    problem = first_error(entry.validator, params)
+    if problem:
+        raise InvalidParams(f"Invalid params for {method_name}: {problem}")
+    result = entry.handler(params, ctx)
+    if ctx.era == p.MODERN:
+        result["resultType"] = "complete"
+        result.setdefault(p.META, {})[p.META_SERVER_INFO] = p.server_info()
+        if entry.cacheable:
+            result["ttlMs"] = p.CACHE_TTL_MS
+            result["cacheScope"] = p.CACHE_SCOPE
+    return result
+
+
+def _not_found_message(method_name: str, era: str) -> str:
+    message = f"Method not found: {method_name}"
+    other = METHODS.get(method_name)
+    if other is not None and not other.notification:
+        if era == p.MODERN:
+            message += " (it exists only in the legacy protocol versions, 2025-11-25 and earlier)"
+        else:
+            message += " (it exists only in protocol version 2026-07-28)"
+    return message
+
+
+def _check_modern(method_name: str, params: dict, meta, ctx: RequestContext) -> None:
+    """2026-07-28 basic/index §_meta and basic/transports/streamable-http §Server Validation."""
+    if not isinstance(meta, dict):
+        raise InvalidParams(
+            f"Missing params._meta: every {p.MODERN_VERSIONS[0]} request must carry "
+            f"{p.META_PROTOCOL_VERSION!r} and {p.META_CLIENT_CAPABILITIES!r}"
+        )
+    missing = [k for k in (p.META_PROTOCOL_VERSION, p.META_CLIENT_CAPABILITIES) if k not in meta]
+    if missing:
+        raise InvalidParams(f"Missing required params._meta field(s): {', '.join(missing)}")
+    version = meta[p.META_PROTOCOL_VERSION]
+    if not isinstance(version, str):
+        raise InvalidParams(f"params._meta[{p.META_PROTOCOL_VERSION!r}] must be a string")
+    capabilities = meta[p.META_CLIENT_CAPABILITIES]
+    if not isinstance(capabilities, dict):
+        raise InvalidParams(f"params._meta[{p.META_CLIENT_CAPABILITIES!r}] must be an object")
+    if ctx.headers is not None:
+        _check_headers(method_name, params, version, ctx.headers)
+    if version not in p.MODERN_VERSIONS:
+        raise UnsupportedProtocolVersion(supported=list(p.SUPPORTED_VERSIONS), requested=version)
+    level = meta.get(p.META_LOG_LEVEL)
+    if level is not None and level not in p.LOG_LEVELS:
+        raise InvalidParams(
+            f"params._meta[{p.META_LOG_LEVEL!r}] must be one of {', '.join(p.LOG_LEVELS)}"
+        )
+    ctx.protocol_version = version
+    ctx.client_capabilities = capabilities
+    ctx.client_info = meta.get(p.META_CLIENT_INFO)
+    ctx.log_level = level
+
+
+BASE64_PREFIX, BASE64_SUFFIX = "=?base64?", "?="
+
+
+def decode_header_value(value: str) -> str:
+    """A mirrored header value, decoding the `=?base64?…?=` form (§Value Encoding)."""
+    if value.startswith(BASE64_PREFIX) and value.endswith(BASE64_SUFFIX) and len(value) >= 11:
+        try:
+            return base64.b64decode(value[9:-2], validate=True).decode()
+        except (binascii.Error, UnicodeDecodeError) as exc:
+            raise HeaderMismatch(f"Malformed Base64 header value {value!r}") from exc
+    return value
+
+
+def _check_headers(method_name: str, params: dict, version: str, headers) -> None:
+    header_version = headers.get("mcp-protocol-version")
+    if header_version != version:
+        raise HeaderMismatch(
+            f"Header mismatch: MCP-Protocol-Version header {header_version!r} does not match "
+            f"params._meta[{p.META_PROTOCOL_VERSION!r}] {version!r}"
+        )
+    header_method = headers.get("mcp-method")
+    if header_method is None:
+        raise HeaderMismatch("Header mismatch: the Mcp-Method header is required")
+    if header_method != method_name:
+        raise HeaderMismatch(
+            f"Header mismatch: Mcp-Method header {header_method!r} does not match body "
+            f"method {method_name!r}"
+        )
+    field = p.NAME_BEARING.get(method_name)
+    if field is None:
+        return
+    header_name = headers.get("mcp-name")
+    if header_name is None:
+        raise HeaderMismatch(f"Header mismatch: {method_name} requires the Mcp-Name header")
+    decoded = decode_header_value(header_name)
+    if decoded != params.get(field):
+        raise HeaderMismatch(
+            f"Header mismatch: Mcp-Name header {decoded!r} does not match body "
+            f"params.{field} {params.get(field)!r}"
+        )

@@ -1,0 +1,118 @@
+"""How a glossary entry looks to an agent: one structured form (tool `structuredContent`) and
+one Markdown form (tool text, `resources/read`, embedded prompt resources), both built from
+the selectors' `TermDetail`/`ArticleDetail`, so a tool, a resource and a prompt that show
+the same entry show it the same way.
+"""
+
+from django.urls import reverse
+
+from glossary.selectors import ArticleDetail, TermDetail
+
+TERM_URI = "glossary://terms/"
+ARTICLE_URI = "glossary://articles/"
+MARKDOWN = "text/markdown"
+
+
+def term_url(base_url: str, slug: str) -> str:
+    """Absolute page URL of a term (the same route `Term.get_absolute_url()` reverses)."""
+    return base_url + reverse("glossary:term", kwargs={"slug": slug})
+
+
+def article_url(base_url: str, slug: str) -> str:
+    return base_url + reverse("glossary:article", kwargs={"slug": slug})
+
+
+def iso(value) -> str | None:
+    return value.isoformat() if value else None
+
+
+def term_data(detail: TermDetail, base_url: str) -> dict:
+    term = detail.term
+    return {
+        "name": term.name,
+        "slug": term.slug,
+        "shortDefinition": term.short_definition,
+        "body": term.body,
+        "synonyms": list(term.synonyms),
+        "categories": [{"slug": c.slug, "name": c.title} for c in detail.categories],
+        "related": [
+            {"slug": r.slug, "name": r.title, "shortDefinition": r.summary} for r in detail.related
+        ],
+        "articles": [
+            {"slug": a.slug, "title": a.title, "url": article_url(base_url, a.slug)}
+            for a in detail.articles
+        ],
+        "url": term_url(base_url, term.slug),
+        "updatedAt": iso(term.updated_at),
+    }
+
+
+def term_markdown(data: dict) -> str:
+    lines = [f"# {data['name']}", "", data["shortDefinition"], ""]
+    if data["synonyms"]:
+        lines += [f"**Synonimy:** {', '.join(data['synonyms'])}", ""]
+    if data["categories"]:
+        lines += [f"**Kategorie:** {', '.join(c['name'] for c in data['categories'])}", ""]
+    if data["body"].strip():
+        lines += [data["body"].strip(), ""]
+    if data["related"]:
+        lines += ["## Pojęcia powiązane", ""]
+        lines += [f"- {r['name']} (`{r['slug']}`): {r['shortDefinition']}" for r in data["related"]]
+        lines.append("")
+    if data["articles"]:
+        lines += ["## Artykuły", ""]
+        lines += [f"- [{a['title']}]({a['url']})" for a in data["articles"]]
+        lines.append("")
+    lines.append(f"Źródło: {data['url']} (zaktualizowano {data['updatedAt']})")
+    return "\n".join(lines)
+
+
+def _article_link(link, base_url: str) -> dict | None:
+    if link is None:
+        return None
+    return {"slug": link.slug, "title": link.title, "url": article_url(base_url, link.slug)}
+
+
+def article_data(detail: ArticleDetail, base_url: str) -> dict:
+    article = detail.article
+    series = article.series
+    return {
+        "title": article.title,
+        "slug": article.slug,
+        "lead": article.lead,
+        "body": article.body,
+        "url": article_url(base_url, article.slug),
+        "publishedAt": iso(article.published_at),
+        "updatedAt": iso(article.updated_at),
+        "series": {"name": series.name, "slug": series.slug} if series else None,
+        "terms": [
+            {
+                "slug": t.slug,
+                "name": t.title,
+                "shortDefinition": t.summary,
+                "url": term_url(base_url, t.slug),
+            }
+            for t in detail.terms
+        ],
+        "previous": _article_link(detail.previous, base_url),
+        "next": _article_link(detail.next, base_url),
+    }
+
+
+def article_markdown(data: dict) -> str:
+    lines = [f"# {data['title']}", ""]
+    if data["lead"].strip():
+        lines += [f"*{data['lead'].strip()}*", ""]
+    if data["series"]:
+        lines += [f"**Seria:** {data['series']['name']}", ""]
+    if data["body"].strip():
+        lines += [data["body"].strip(), ""]
+    if data["terms"]:
+        lines += ["## Pojęcia ze słownika", ""]
+        lines += [f"- {t['name']} (`{t['slug']}`): {t['shortDefinition']}" for t in data["terms"]]
+        lines.append("")
+    for label, key in (("Poprzedni w serii", "previous"), ("Następny w serii", "next")):
+        if data[key]:
+            lines.append(f"{label}: [{data[key]['title']}]({data[key]['url']})")
+    lines.append(f"Źródło: {data['url']} (opublikowano {data['publishedAt']})")
+    return "\n".join(lines)
