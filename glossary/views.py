@@ -33,6 +33,8 @@ def _letter_anchor(letter: str) -> str:
 
 
 class HomeView(TemplateView):
+    """The front page: a search box, the newest articles and recently updated terms."""
+
     template_name = "glossary/home.html"
 
     def get_context_data(self, **kwargs):
@@ -80,6 +82,7 @@ class IndexView(TemplateView):
 
 @conditional_page  # ETag from the rendered page: also changes when related entries change
 def term_view(request, slug: str):
+    """A term with its links and schema.org `DefinedTerm` JSON-LD (2 queries)."""
     detail = selectors.term_detail(slug=slug, include_drafts=request.user.is_staff)
     if detail is None:
         raise Http404("Nie ma takiego pojęcia.")
@@ -116,6 +119,8 @@ def term_view(request, slug: str):
 
 
 class ArticleListView(ListView):
+    """Published articles, newest first, 10 per page (`?strona=`)."""
+
     template_name = "glossary/article_list.html"
     context_object_name = "articles"
     paginate_by = 10
@@ -134,6 +139,7 @@ class ArticleListView(ListView):
 
 @conditional_page
 def article_view(request, slug: str):
+    """An article with its glossary terms, series neighbours and schema.org JSON-LD (2 queries)."""
     detail = selectors.article_detail(slug=slug, include_drafts=request.user.is_staff)
     if detail is None:
         raise Http404("Nie ma takiego artykułu.")
@@ -191,6 +197,7 @@ def clean_query(raw: str) -> str:
 
 
 def search_view(request):
+    """Results from the one search engine; an exact term name goes straight to the term."""
     query = clean_query(request.GET.get("q", ""))
     results = search.search(query=query, limit=SEARCH_LIMIT) if query else None
     if results is not None and results.exact is not None:
