@@ -274,6 +274,16 @@ def test_term_category_filter(admin_client_, content):
     assert results(response) == [content.term]
 
 
+def test_search_within_a_filter(admin_client_, content):
+    """Search combined with a category filter stays within the category."""
+    make_term("Łańcuch bloków")
+    response = admin_client_.get(
+        admin_url(Term, "changelist"),
+        {"categories__id__exact": content.category.pk, "q": "lancuch"},
+    )
+    assert results(response) == [content.term]
+
+
 def test_article_visibility_filter(admin_client_, content):
     """The "widoczność" filter works on articles too."""
     draft = make_article("Szkic artykułu", status=Status.DRAFT)
@@ -619,3 +629,17 @@ def test_scheduled_term_shows_as_scheduled(admin_client_):
     make_future_term("Jutro")
     response = admin_client_.get(admin_url(Term, "changelist"))
     assert "zaplanowane" in response.text
+
+
+@pytest.mark.parametrize("model", [Term, Article, Category, Series])
+def test_editor_can_delete_content(editor_client, content, model):
+    """An editor deletes any content row, links to other content included (no hidden
+    permission on the M2M tables blocks it)."""
+    obj = {Term: content.term, Article: content.article, Category: content.category}.get(
+        model, content.series
+    )
+    url = admin_url(model, "delete", obj.pk)
+    assert editor_client.get(url).status_code == 200
+    response = editor_client.post(url, {"post": "yes"})
+    assert response.status_code == 302
+    assert not model.objects.filter(pk=obj.pk).exists()
