@@ -60,8 +60,10 @@ test-sqlite: $(VENV)/.installed-dev
 
 test: lint test-postgres test-sqlite
 
+# Each benchmark gets its own throwaway PostgreSQL cluster; results go to docs/benchmarks.md.
 bench: $(VENV)/.installed-dev
-	@ls bench/*.py >/dev/null 2>&1 || { echo "no benchmarks yet"; exit 0; }
+	@if [ -f bench/search.py ]; then scripts/with-postgres $(PY) bench/search.py $(BENCH_SEARCH_ARGS); fi
+	scripts/with-postgres $(PY) bench/mcp.py $(BENCH_MCP_ARGS)
 
 clean:
 	rm -rf $(VENV) staticfiles .pytest_cache .ruff_cache

@@ -1,0 +1,764 @@
+"""MCP endpoint benchmark: Słownik against the official SDK server, same data, same SQL, same core.
+
+    scripts/with-postgres .venv/bin/python bench/mcp.py [--duration 10] [--rounds 3]
+
+Steps (see bench/README.md for the reasoning):
+1. creates a database in the throwaway cluster (`DATABASE_URL` from scripts/with-postgres) and
+   loads a deterministic synthetic glossary (10,000 terms by default);
+2. checks that `bench/reference_server.py` runs exactly the SQL our selectors run, for every
+   benchmark query and slug, and counts our SQL queries per MCP call in-process;
+3. starts our production configuration (granian, WSGI interface, 1 worker, 1 blocking thread,
+   persistent database connection, DEBUG off) and the SDK reference server (uvicorn, 1 worker),
+   both pinned to CPU 1, and checks every answer of both for every query and slug;
+4. drives them with `wrk` (pinned to CPU 0, 16 connections, `bench/wrk/rotate.lua` rotating 50
+   queries or slugs), rounds interleaved ours/reference, and reads each server's CPU time from
+   /proc before and after every run;
+5. prints a Markdown table and writes it into the MCP section of docs/benchmarks.md.
+
+Nothing here is a test: figures depend on the machine; ratios from one run are what transfer.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import http.client
+import json
+import os
+import platform
+import random
+import shutil
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
+
+ROOT = Path(__file__).resolve().parent.parent
+# Run as a script, this directory comes first on sys.path, where bench/mcp.py would shadow the
+# SDK's `mcp` package: import from the project root instead.
+_here = Path(__file__).resolve().parent
+sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != _here]
+sys.path.insert(0, str(ROOT))
+
+MCP_PATH = "/wp-json/webflux/v1/mcp"
+REF_PATH = "/mcp"
+MODERN = "2026-07-28"
+LUA = ROOT / "bench" / "wrk" / "rotate.lua"
+DOC = ROOT / "docs" / "benchmarks.md"
+SECTION_START = "<!-- bench/mcp.py: start -->"
+SECTION_END = "<!-- bench/mcp.py: end -->"
+SERVER_CPU, LOAD_CPU = "1", "0"
+CLK_TCK = os.sysconf("SC_CLK_TCK")
+
+# The production environment the README recommends (DEBUG off, persistent connection).
+PROD_ENV = {
+    "DJANGO_SETTINGS_MODULE": "config.settings",
+    "DEBUG": "0",
+    "SECRET_KEY": "bench-" + "k3y-not-secret-only-for-a-throwaway-benchmark-cluster-" * 2,
+    "ALLOWED_HOSTS": "127.0.0.1,testserver",
+    "SECURE_SSL_REDIRECT": "0",
+    "CONN_MAX_AGE": "600",
+    "SITE_URL": "http://127.0.0.1:8000",
+    "LOG_LEVEL": "WARNING",
+}
+
+
+def log(*args) -> None:
+    print(*args, file=sys.stderr, flush=True)
+
+
+# --- environment --------------------------------------------------------------------------------
+
+
+def ensure_wrk() -> str:
+    path = shutil.which("wrk")
+    if path:
+        return path
+    if os.geteuid() == 0 and shutil.which("apt-get"):
+        log("wrk not found: installing Debian's wrk package")
+        env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
+        if subprocess.run(["apt-get", "install", "-y", "-qq", "wrk"], env=env).returncode:
+            subprocess.run(["apt-get", "update", "-qq"], env=env, check=True)
+            subprocess.run(["apt-get", "install", "-y", "-qq", "wrk"], env=env, check=True)
+        path = shutil.which("wrk")
+    if not path:
+        sys.exit("wrk is required: sudo apt-get install -y wrk")
+    return path
+
+
+def create_database(base_url: str, name: str) -> str:
+    import psycopg
+
+    parts = urlsplit(base_url)
+    admin = urlunsplit(parts._replace(path="/postgres"))
+    with psycopg.connect(admin, autocommit=True) as conn:
+        conn.execute(f'DROP DATABASE IF EXISTS "{name}"')
+        conn.execute(f'CREATE DATABASE "{name}"')
+    return urlunsplit(parts._replace(path="/" + name))
+
+
+def setup_django(database_url: str) -> None:
+    os.environ.update(PROD_ENV, DATABASE_URL=database_url)
+    import django
+
+    django.setup()
+
+
+# --- data ---------------------------------------------------------------------------------------
+
+
+def load_glossary(count: int, seed: int) -> str:
+    """Fill the database; returns a description of the generator used."""
+    from django.core.management import call_command
+
+    call_command("migrate", verbosity=0, interactive=False)
+    try:
+        from bench import synthetic
+    except ImportError:
+        synthetic = None
+    if synthetic is not None and hasattr(synthetic, "load"):
+        synthetic.load(count=count, seed=seed)
+        return f"bench/synthetic.py (seed {seed})"
+    _fallback_load(count, seed)
+    return f"bench/mcp.py fallback generator (seed {seed})"
+
+
+# fmt: off
+_SYLLABLES = (
+    "ka", "ko", "ła", "mo", "sie", "wy", "rze", "szcz", "ną", "ść", "ź", "ta", "pro", "to", "kół",
+    "ser", "wer", "agen", "t", "ów", "da", "ne", "bą", "dź", "li", "sta", "ste", "ro", "wa",
+    "nie", "ję", "zyk", "del", "kli", "ent", "sy", "gnał", "der", "zą", "ża", "ró", "ło", "gi",
+)
+# fmt: on
+
+
+def _word(rng: random.Random) -> str:
+    return "".join(rng.choice(_SYLLABLES) for _ in range(rng.randint(2, 4)))
+
+
+def _fallback_load(count: int, seed: int) -> None:
+    """A minimal deterministic generator (used until bench/synthetic.py exists)."""
+    from django.utils import timezone
+
+    from glossary.models import Article, Category, Status, Term
+    from glossary.polish import polish_slugify
+
+    rng = random.Random(seed)
+    now = timezone.now() - dt.timedelta(days=1)
+    categories = Category.objects.bulk_create(
+        Category(name=f"Kategoria {_word(rng)} {i}", slug=f"kategoria-{i}", description=_word(rng))
+        for i in range(20)
+    )
+    seen, terms = set(), []
+    while len(terms) < count:
+        name = " ".join(_word(rng) for _ in range(rng.randint(1, 3))).capitalize()
+        slug = polish_slugify(name)
+        if name.casefold() in seen or slug in seen:
+            continue
+        seen.update({name.casefold(), slug})
+        term = Term(
+            name=name,
+            slug=slug,
+            short_definition=" ".join(_word(rng) for _ in range(rng.randint(8, 20)))[:300] + ".",
+            body="\n\n".join(
+                " ".join(_word(rng) for _ in range(rng.randint(30, 60))) for _ in range(3)
+            ),
+            synonyms=[_word(rng) for _ in range(rng.randint(0, 2))],
+            status=Status.PUBLISHED if rng.random() < 0.95 else Status.DRAFT,
+            published_at=now,
+        )
+        term.refresh_derived()
+        terms.append(term)
+    terms = Term.objects.bulk_create(terms, batch_size=1000)
+    through = Term.categories.through
+    through.objects.bulk_create(
+        through(term_id=t.pk, category_id=c.pk)
+        for t in terms
+        for c in rng.sample(categories, rng.randint(1, 2))
+    )
+    related, pairs = Term.related.through, set()
+    for t in terms:
+        for other in rng.sample(terms, rng.randint(0, 3)):
+            if other.pk != t.pk:
+                pairs.update({(t.pk, other.pk), (other.pk, t.pk)})
+    related.objects.bulk_create(related(from_term_id=a, to_term_id=b) for a, b in pairs)
+    articles = []
+    for i in range(300):
+        article = Article(
+            title=f"Artykuł {_word(rng)} {i}",
+            slug=f"artykul-{i}",
+            lead=" ".join(_word(rng) for _ in range(20)),
+            body=" ".join(_word(rng) for _ in range(200)),
+            status=Status.PUBLISHED,
+            published_at=now - dt.timedelta(hours=i),
+        )
+        article.refresh_derived()
+        articles.append(article)
+    articles = Article.objects.bulk_create(articles)
+    links = Article.terms.through
+    links.objects.bulk_create(
+        links(article_id=a.pk, term_id=t.pk) for a in articles for t in rng.sample(terms, 8)
+    )
+
+
+def pick_workload(n: int, seed: int) -> tuple[list[tuple[str, str]], list[str]]:
+    """`n` (query, expected first slug) pairs and `n` published slugs, deterministically.
+
+    Queries are whole term names written the way people type them (as stored, lower-case, without
+    diacritics, upper-case): every engine must rank an exact name first."""
+    from glossary.models import Term
+    from glossary.polish import fold
+
+    rows = list(Term.objects.published().order_by("id").values_list("name", "slug", "name_folded"))
+    rng = random.Random(seed + 1)
+    # An exact name is unambiguous only if no other term folds to the same text.
+    folded: dict[str, int] = {}
+    for _name, _slug, nf in rows:
+        folded[nf] = folded.get(nf, 0) + 1
+    unique = [r for r in rows if folded[r[2]] == 1]
+    picked = rng.sample(unique, n)
+    styles = (lambda s: s, str.lower, fold, str.upper)
+    queries = [(styles[i % 4](name), slug) for i, (name, slug, _nf) in enumerate(picked)]
+    slugs = [slug for _name, slug, _nf in rng.sample(rows, n)]
+    return queries, slugs
+
+
+# --- requests -----------------------------------------------------------------------------------
+
+
+def tool_call(tool: str, arguments: dict, form: str, rid: int = 1) -> tuple[dict, bytes]:
+    """Headers and body of one `tools/call` in the legacy or the 2026-07-28 form."""
+    headers = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
+    params: dict = {"name": tool, "arguments": arguments}
+    if form == "modern":
+        headers["MCP-Protocol-Version"] = MODERN
+        headers.update({"Mcp-Method": "tools/call", "Mcp-Name": tool})
+        params["_meta"] = {
+            "io.modelcontextprotocol/protocolVersion": MODERN,
+            "io.modelcontextprotocol/clientCapabilities": {},
+            "io.modelcontextprotocol/clientInfo": {"name": "bench", "version": "1"},
+        }
+    body = {"jsonrpc": "2.0", "id": rid, "method": "tools/call", "params": params}
+    return headers, json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode()
+
+
+def post(port: int, path: str, headers: dict, body: bytes) -> tuple[int, dict, bytes]:
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    try:
+        conn.request("POST", path, body=body, headers=headers)
+        resp = conn.getresponse()
+        return resp.status, dict(resp.getheaders()), resp.read()
+    finally:
+        conn.close()
+
+
+def get(port: int, path: str, headers: dict | None = None) -> tuple[int, dict, bytes]:
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    try:
+        conn.request("GET", path, headers=headers or {})
+        resp = conn.getresponse()
+        return resp.status, {k.lower(): v for k, v in resp.getheaders()}, resp.read()
+    finally:
+        conn.close()
+
+
+def _slugs(value) -> list[str]:
+    """Every "slug" value in a JSON document, in document order."""
+    out: list[str] = []
+    if isinstance(value, dict):
+        if isinstance(value.get("slug"), str):
+            out.append(value["slug"])
+        for k, v in value.items():
+            if k != "slug":
+                out.extend(_slugs(v))
+    elif isinstance(value, list):
+        for v in value:
+            out.extend(_slugs(v))
+    return out
+
+
+def check_answer(status: int, body: bytes, expected_slug: str) -> str | None:
+    """None if the answer is a successful tool result whose first slug is `expected_slug`."""
+    if status != 200:
+        return f"HTTP {status}: {body[:200]!r}"
+    try:
+        message = json.loads(body)
+    except ValueError:
+        return f"not JSON: {body[:200]!r}"
+    result = message.get("result") if isinstance(message, dict) else None
+    if message.get("jsonrpc") != "2.0" or not isinstance(result, dict):
+        return f"not a JSON-RPC result: {body[:300]!r}"
+    if result.get("isError") or not isinstance(result.get("content"), list):
+        return f"tool error: {body[:300]!r}"
+    if not isinstance(result.get("structuredContent"), dict):
+        return "no structuredContent"
+    slugs = _slugs(result["structuredContent"])
+    if not slugs or slugs[0] != expected_slug:
+        return f"expected {expected_slug!r} first, got {slugs[:3]}"
+    return None
+
+
+def write_requests(path: Path, specs: list[dict]) -> None:
+    def lua_str(value: str) -> str:
+        assert "]==]" not in value
+        return f"[==[{value}]==]"
+
+    lines = ["return {"]
+    for s in specs:
+        headers = ", ".join(f'["{k}"] = {lua_str(v)}' for k, v in s["headers"].items())
+        body = lua_str(s["body"]) if s.get("body") else "nil"
+        lines.append(
+            f'  {{method = "{s["method"]}", path = {lua_str(s["path"])}, '
+            f"headers = {{{headers}}}, body = {body}}},"
+        )
+    lines.append("}")
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
+def mcp_specs(path: str, tool: str, items: list, form: str) -> list[dict]:
+    specs = []
+    for i, item in enumerate(items, start=1):
+        arguments = {"query": item[0], "limit": 10} if tool == "search_term" else {"slug": item}
+        headers, body = tool_call(tool, arguments, form, rid=i)
+        specs.append({"method": "POST", "path": path, "headers": headers, "body": body.decode()})
+    return specs
+
+
+# --- in-process checks ----------------------------------------------------------------------------
+
+
+def capture_statements(fn) -> list[tuple[str, tuple]]:
+    from django.db import connection
+
+    captured: list[tuple[str, tuple]] = []
+
+    def wrapper(execute, sql, params, many, context):
+        captured.append((sql, tuple(params or ())))
+        return execute(sql, params, many, context)
+
+    with connection.execute_wrapper(wrapper):
+        fn()
+    return captured
+
+
+def _comparable(params: tuple) -> tuple:
+    """Parameters with the clock masked (`now` differs per call) and enums as plain values."""
+    out = []
+    for p in params:
+        if isinstance(p, dt.datetime):
+            out.append("<now>")
+        elif isinstance(p, str):
+            out.append(str(p))
+        elif isinstance(p, int):
+            out.append(int(p))
+        else:
+            out.append(p)
+    return tuple(out)
+
+
+def check_same_sql(queries, slugs) -> list[str]:
+    """Compare the statements our selectors run with the reference server's, call by call."""
+    from bench import reference_server as ref
+    from glossary.search import term_search
+    from glossary.selectors import term_detail
+
+    now = dt.datetime.now(dt.UTC)
+    problems = []
+    for query, _slug in queries:
+        ours = capture_statements(lambda q=query: term_search(query=q, limit=10))
+        built = ref.build_search(query, 10, now)
+        theirs = [built] if built else []
+        if [(s, _comparable(p)) for s, p in ours] != [(s, _comparable(p)) for s, p in theirs]:
+            problems.append(f"search_term {query!r}: ours {ours!r} != reference {theirs!r}")
+    for slug in slugs:
+        ours = capture_statements(lambda s=slug: term_detail(slug=s))
+        theirs = [ref.build_term(slug, now)]
+        if len(ours) == 2:
+            theirs.append(ref.build_links(ours[1][1][1], now))
+        if [(s, _comparable(p)) for s, p in ours] != [(s, _comparable(p)) for s, p in theirs]:
+            problems.append(f"get_term {slug!r}: ours {ours!r} != reference {theirs!r}")
+    return problems
+
+
+def count_queries(queries, slugs) -> dict[str, int]:
+    """SQL queries per MCP call of ours, through the whole Django stack (test client)."""
+    from django.db import connection
+    from django.test import Client
+    from django.test.utils import CaptureQueriesContext
+
+    client = Client()
+    out = {}
+    for tool, items in (("search_term", queries), ("get_term", slugs)):
+        counts = []
+        for item in items:
+            args = {"query": item[0], "limit": 10} if tool == "search_term" else {"slug": item}
+            headers, body = tool_call(tool, args, "legacy")
+            with CaptureQueriesContext(connection) as ctx:
+                response = client.post(
+                    MCP_PATH, body, content_type="application/json",
+                    headers={"accept": headers["Accept"]},
+                )  # fmt: skip
+            assert response.status_code == 200, response.content[:300]
+            counts.append(len(ctx.captured_queries))
+        out[tool] = max(counts)
+    return out
+
+
+# --- servers --------------------------------------------------------------------------------------
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Server:
+    def __init__(self, name: str, argv: list[str], env: dict, port: int, probe) -> None:
+        self.name, self.argv, self.env, self.port, self.probe = name, argv, env, port, probe
+        self.proc: subprocess.Popen | None = None
+        self.log = tempfile.TemporaryFile()  # noqa: SIM115 (lives as long as the server)
+
+    def start(self) -> None:
+        cpu = ["taskset", "-c", SERVER_CPU] if shutil.which("taskset") else []
+        self.proc = subprocess.Popen(
+            cpu + self.argv, env=self.env, cwd=ROOT, stdout=self.log, stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )  # fmt: skip
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"{self.name} exited:\n{self.output()}")
+            try:
+                if self.probe(self.port):
+                    return
+            except OSError:
+                pass
+            time.sleep(0.2)
+        raise RuntimeError(f"{self.name} did not start:\n{self.output()}")
+
+    def output(self) -> str:
+        self.log.seek(0)
+        return self.log.read().decode(errors="replace")[-4000:]
+
+    def pids(self) -> list[int]:
+        """The server process and all its descendants."""
+        children: dict[int, list[int]] = {}
+        for entry in os.listdir("/proc"):
+            if entry.isdigit():
+                try:
+                    stat = Path(f"/proc/{entry}/stat").read_text()
+                except OSError:
+                    continue
+                ppid = int(stat.rsplit(")", 1)[1].split()[1])
+                children.setdefault(ppid, []).append(int(entry))
+        out, todo = [], [self.proc.pid]
+        while todo:
+            pid = todo.pop()
+            out.append(pid)
+            todo.extend(children.get(pid, []))
+        return out
+
+    def cpu_seconds(self) -> float:
+        total = 0
+        for pid in self.pids():
+            try:
+                fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            total += int(fields[11]) + int(fields[12])  # utime + stime
+        return total / CLK_TCK
+
+    def stop(self) -> None:
+        if self.proc and self.proc.poll() is None:
+            os.killpg(self.proc.pid, signal.SIGTERM)
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                os.killpg(self.proc.pid, signal.SIGKILL)
+                self.proc.wait()
+
+
+def run_wrk(wrk: str, server: Server, requests_file: Path, args, expected: int = 200) -> dict:
+    url = f"http://127.0.0.1:{server.port}/"
+    cpu = ["taskset", "-c", LOAD_CPU] if shutil.which("taskset") else []
+    cmd = [*cpu, wrk, "-t1", f"-c{args.connections}", f"-d{args.duration}s", "--latency",
+                 "-s", str(LUA), url, "--", str(requests_file), str(expected)]  # fmt: skip
+    before = server.cpu_seconds()
+    out = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
+    after = server.cpu_seconds()
+    line = next(x for x in out.splitlines() if x.startswith("BENCH "))
+    stats = {k: int(v) for k, v in (kv.split("=") for kv in line.split()[1:])}
+    requests = stats["requests"]
+    if stats["bad_status"] or stats["bad_body"] or stats["socket_errors"] or not requests:
+        raise RuntimeError(f"{server.name}: wrong answers under load: {line}\n{server.output()}")
+    return {
+        "rps": requests / (stats["duration_us"] / 1e6),
+        "p50": stats["p50_us"] / 1000,
+        "p99": stats["p99_us"] / 1000,
+        "cpu_ms": (after - before) * 1000 / requests,
+    }
+
+
+# --- report ---------------------------------------------------------------------------------------
+
+
+def versions() -> dict[str, str]:
+    from importlib.metadata import version
+
+    import psycopg
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        cursor.execute("SHOW server_version")
+        pg = cursor.fetchone()[0].split()[0]
+    cpu = "?"
+    for line in Path("/proc/cpuinfo").read_text().splitlines():
+        if line.startswith("model name"):
+            cpu = line.split(":", 1)[1].strip()
+            break
+    return {
+        "Python": platform.python_version(),
+        "Django": version("django"),
+        "granian": version("granian"),
+        "uvicorn": version("uvicorn"),
+        "mcp": version("mcp"),
+        "psycopg": psycopg.__version__,
+        "PostgreSQL": pg,
+        "machine": f"{os.cpu_count()} CPUs ({cpu}), {platform.machine()}",
+    }
+
+
+def fmt(x: float, digits: int = 0) -> str:
+    return f"{x:,.{digits}f}"
+
+
+def render(results: dict, meta: dict, args) -> str:
+    lines = [
+        f"Run {meta['date']} · {args.terms:,} terms ({meta['generator']}) · wrk `-t1 "
+        f"-c{args.connections} -d{args.duration}s` on CPU {LOAD_CPU}, each server pinned to CPU "
+        f"{SERVER_CPU} · {args.rounds} interleaved rounds, median shown.",
+        "",
+        "Versions: " + ", ".join(f"{k} {v}" for k, v in meta["versions"].items()),
+        "",
+        "Ours: granian `--interface wsgi --workers 1 --blocking-threads 1`, DEBUG=0, "
+        "CONN_MAX_AGE=600. Reference: `bench/reference_server.py` (SDK `MCPServer`, "
+        "stateless JSON, uvicorn 1 worker, async psycopg pool).",
+        "",
+        "| scenario | server | req/s | p50 ms | p99 ms | CPU ms/req | SQL/req "
+        "| ours ÷ ref per round |",
+        "|---|---|---:|---:|---:|---:|---:|---|",
+    ]
+    for scenario, row in results.items():
+        for server in ("ours", "reference"):
+            runs = row.get(server)
+            if not runs:
+                continue
+            ratios = ""
+            if server == "ours" and row.get("reference"):
+                per_round = [
+                    o["rps"] / r["rps"] for o, r in zip(runs, row["reference"], strict=False)
+                ]
+                ratios = " / ".join(f"{x:.2f}×" for x in per_round)
+                ratios += f" (median {statistics.median(per_round):.2f}×)"
+            lines.append(
+                f"| {scenario} | {server} | {fmt(statistics.median(r['rps'] for r in runs))} | "
+                f"{statistics.median(r['p50'] for r in runs):.1f} | "
+                f"{statistics.median(r['p99'] for r in runs):.1f} | "
+                f"{statistics.median(r['cpu_ms'] for r in runs):.2f} | "
+                f"{row.get('sql', {}).get(server, '–')} | {ratios} |"
+            )
+    if meta.get("notes"):
+        lines += [""] + [f"- {n}" for n in meta["notes"]]
+    return "\n".join(lines) + "\n"
+
+
+def write_doc(table: str) -> None:
+    section = f"{SECTION_START}\n{table}{SECTION_END}\n"
+    text = DOC.read_text(encoding="utf-8") if DOC.exists() else "# Benchmarks\n"
+    if SECTION_START in text and SECTION_END in text:
+        head, rest = text.split(SECTION_START, 1)
+        tail = rest.split(SECTION_END, 1)[1].lstrip("\n")
+        text = head + section + ("\n" + tail if tail else "")
+    else:
+        text = text.rstrip("\n") + "\n\n## MCP endpoint (`bench/mcp.py`)\n\n" + section
+    DOC.write_text(text, encoding="utf-8")
+
+
+# --- main -----------------------------------------------------------------------------------------
+
+
+def probe_mcp(path):
+    def probe(port: int) -> bool:
+        headers, body = tool_call("search_term", {"query": "x"}, "legacy")
+        return post(port, path, headers, body)[0] == 200
+
+    return probe
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--terms", type=int, default=10_000)
+    parser.add_argument("--duration", type=int, default=10, help="seconds per wrk run")
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--connections", type=int, default=16)
+    parser.add_argument("--seed", type=int, default=20261130)
+    parser.add_argument("--workload", type=int, default=50, help="queries and slugs rotated")
+    parser.add_argument("--only", help="comma-separated scenario names to run")
+    parser.add_argument("--no-write", action="store_true", help="do not update docs/benchmarks.md")
+    parser.add_argument("--keep-running", action="store_true", help="serve until Ctrl-C")
+    args = parser.parse_args()
+
+    if "DATABASE_URL" not in os.environ or not os.environ["DATABASE_URL"].startswith("postgres"):
+        sys.exit("run me under scripts/with-postgres (it provides a throwaway PostgreSQL)")
+    if (os.cpu_count() or 1) < 2:
+        global SERVER_CPU
+        SERVER_CPU = LOAD_CPU
+        log("only one CPU: servers and wrk share it")
+    if hasattr(os, "sched_setaffinity"):
+        os.sched_setaffinity(0, {int(LOAD_CPU)})
+    wrk = ensure_wrk()
+    database_url = create_database(os.environ["DATABASE_URL"], "slownik_bench")
+    tmp = Path(tempfile.mkdtemp(prefix="bench-mcp-"))
+    os.environ["STATIC_ROOT"] = str(tmp / "static")  # collectstatic, as production does
+    setup_django(database_url)
+
+    from django.core.management import call_command
+
+    started = time.monotonic()
+    generator = load_glossary(args.terms, args.seed)
+    call_command("collectstatic", interactive=False, verbosity=0)
+    log(f"loaded {args.terms:,} terms in {time.monotonic() - started:.1f} s ({generator})")
+    queries, slugs = pick_workload(args.workload, args.seed)
+
+    notes = []
+    problems = check_same_sql(queries, slugs)
+    if problems:
+        log("SQL differs between ours and the reference server:\n  " + "\n  ".join(problems[:3]))
+        notes.append(f"SQL check: {len(problems)} calls differ from the reference's SQL (see log)")
+    else:
+        notes.append(
+            f"SQL check: for all {len(queries)} queries and {len(slugs)} slugs the reference runs "
+            "statement-for-statement the SQL our selectors run."
+        )
+    our_sql = count_queries(queries, slugs)
+    ref_sql = {"search_term": 1, "get_term": 2}  # by construction, verified by the SQL check
+
+    env = {**os.environ, **PROD_ENV, "DATABASE_URL": database_url, "PYTHONUNBUFFERED": "1"}
+    venv_bin = Path(sys.executable).parent
+    ours = Server(
+        "ours",
+        [str(venv_bin / "granian"), "--interface", "wsgi", "--workers", "1",
+         "--blocking-threads", "1", "--runtime-threads", "1", "--no-ws", "--log-level", "warning",
+         "--host", "127.0.0.1", "--port", str(port := free_port()), "config.wsgi:application"],
+        env, port, probe_mcp(MCP_PATH),
+    )  # fmt: skip
+    reference = Server(
+        "reference",
+        [sys.executable, str(ROOT / "bench" / "reference_server.py"), "--port",
+         str(rport := free_port())],
+        env, rport, probe_mcp(REF_PATH),
+    )  # fmt: skip
+    servers = {"ours": ours, "reference": reference}
+    try:
+        for server in servers.values():
+            server.start()
+        log(f"ours on :{ours.port} (pid {ours.proc.pid}), reference on :{reference.port}")
+
+        scenarios: dict[str, dict] = {}
+        for tool, items in (("search_term", queries), ("get_term", slugs)):
+            for form in ("legacy", "modern"):
+                name = f"{tool} ({'2026-07-28' if form == 'modern' else 'legacy'})"
+                files = {}
+                for key, server in servers.items():
+                    path = MCP_PATH if key == "ours" else REF_PATH
+                    specs = mcp_specs(path, tool, items, form)
+                    for spec, item in zip(specs, items, strict=True):
+                        expected = item[1] if tool == "search_term" else item
+                        status, _h, body = post(
+                            server.port, path, spec["headers"], spec["body"].encode()
+                        )
+                        problem = check_answer(status, body, expected)
+                        if problem:
+                            raise RuntimeError(f"{key} {name} {item!r}: {problem}")
+                    files[key] = tmp / f"{key}-{tool}-{form}.lua"
+                    write_requests(files[key], specs)
+                scenarios[name] = {
+                    "files": files,
+                    "sql": {"ours": our_sql[tool], "reference": ref_sql[tool]},
+                }
+        log(f"checked {4 * len(queries) + 4 * len(slugs)} answers of both servers")
+
+        page_specs, cond_specs, expect_304 = [], [], 200
+        for slug in slugs:
+            path = f"/slownik/{slug}/"
+            status, headers, _body = get(ours.port, path)
+            if status != 200:
+                raise RuntimeError(f"reader page {path}: HTTP {status}")
+            page_specs.append({"method": "GET", "path": path, "headers": {}})
+            cond = {}
+            if "etag" in headers:
+                cond["If-None-Match"] = headers["etag"]
+            if "last-modified" in headers:
+                cond["If-Modified-Since"] = headers["last-modified"]
+            if cond and get(ours.port, path, cond)[0] == 304:
+                expect_304 = 304
+                cond_specs.append({"method": "GET", "path": path, "headers": cond})
+        write_requests(tmp / "page.lua", page_specs)
+        scenarios["reader page /slownik/<slug>/"] = {"files": {"ours": tmp / "page.lua"}}
+        if expect_304 == 304 and len(cond_specs) == len(page_specs):
+            write_requests(tmp / "page304.lua", cond_specs)
+            scenarios["reader page, conditional (304)"] = {
+                "files": {"ours": tmp / "page304.lua"}, "expected": 304,
+            }  # fmt: skip
+        else:
+            notes.append("reader page: conditional GETs are not answered 304")
+
+        if args.keep_running:
+            log("serving; Ctrl-C to stop")
+            signal.pause()
+        if args.only:
+            wanted = [w.strip() for w in args.only.split(",")]
+            scenarios = {k: v for k, v in scenarios.items() if any(w in k for w in wanted)}
+
+        results: dict[str, dict] = {}
+        for round_no in range(1, args.rounds + 1):
+            for name, scenario in scenarios.items():
+                row = results.setdefault(name, {"sql": scenario.get("sql", {"ours": "–"})})
+                for key in ("ours", "reference"):
+                    if key not in scenario["files"]:
+                        continue
+                    run = run_wrk(wrk, servers[key], scenario["files"][key], args,
+                                  scenario.get("expected", 200))  # fmt: skip
+                    row.setdefault(key, []).append(run)
+                    log(f"round {round_no} {name:34} {key:9} {run['rps']:8.0f} req/s "
+                        f"p99 {run['p99']:6.1f} ms cpu {run['cpu_ms']:.2f} ms/req")  # fmt: skip
+    finally:
+        for server in servers.values():
+            server.stop()
+        shutil.rmtree(tmp, ignore_errors=True)
+
+    notes.append(
+        "Noise: a 2-core machine shared with other jobs; PostgreSQL is not pinned and competes "
+        "with wrk on CPU 0. Compare the per-round ratios, not absolute req/s, across runs."
+    )
+    meta = {
+        "date": dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC"),
+        "generator": generator,
+        "versions": versions(),
+        "notes": notes,
+    }
+    table = render(results, meta, args)
+    print(table)
+    if not args.no_write:
+        write_doc(table)
+        log(f"written to {DOC.relative_to(ROOT)}")
+
+
+if __name__ == "__main__":
+    main()
