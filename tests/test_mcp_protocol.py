@@ -76,8 +76,8 @@ def call_tool(client, name, arguments=None, *, era="legacy"):
     return result_of(response)
 
 
-@pytest.fixture
-def content(db):
+@pytest.fixture(name="content")
+def content_fixture(db):
     """A small glossary with published, draft and scheduled entries."""
     category = make_category("Protokoły", slug="protokoly")
     rpc = make_term("JSON-RPC", short_definition="Protokół zdalnych wywołań w JSON.")
