@@ -76,12 +76,19 @@ FIXTURE_SCENARIOS = {
     "input-required-result-ignore-extra-params",
     "input-required-result-validate-input",
 }
-# Single checks of otherwise generic scenarios that call a fixture tool: `server-stateless`
-# probes the -32021 rule with a tool named test_missing_capability.
+# Single checks of otherwise generic scenarios that drive a diagnostic fixture tool:
+# `server-stateless` probes -32021 with test_missing_capability, the response stream with
+# test_streaming_elicitation and per-request logLevel with test_logging_tool.
 FIXTURE_CHECKS = {
     "server-stateless:sep-2575-server-rejects-undeclared-capability",
     "server-stateless:sep-2575-missing-capability-http-400",
+    "server-stateless:sep-2575-http-server-no-independent-requests-on-stream",
+    "server-stateless:sep-2575-server-no-log-without-loglevel",
 }
+# Excused by a design decision of issue 3, not by missing fixtures: the legacy era is served
+# statelessly (no Mcp-Session-Id yet), so 0.1.16 warns in server-sse-multiple-streams, and a
+# baseline run counts warnings. The sessions issue removes this entry.
+DESIGN_EXCEPTIONS = {"server-sse-multiple-streams"}
 
 
 def baseline_entries(path: Path) -> list[str]:
@@ -155,9 +162,10 @@ def test_conformance_suite_passes_except_fixture_scenarios(
 
 @pytest.mark.parametrize("era", ["legacy", "modern"])
 def test_baseline_lists_only_fixture_scenarios(era):
-    """An expected-failures file may excuse only what needs the suite's test fixtures; a
-    generic scenario (initialize, lists, completion, DNS rebinding, ...) may never be parked."""
+    """An expected-failures file may excuse only what needs the suite's test fixtures (plus the
+    documented stateless-session warning); a generic scenario (initialize, lists, completion,
+    subscribe, DNS rebinding, ...) may never be parked there."""
     entries = baseline_entries(BASELINES[era])
     assert entries, f"{BASELINES[era].name} lists nothing: delete it instead"
     assert len(entries) == len(set(entries))
-    assert set(entries) <= FIXTURE_SCENARIOS | FIXTURE_CHECKS
+    assert set(entries) <= FIXTURE_SCENARIOS | FIXTURE_CHECKS | DESIGN_EXCEPTIONS
