@@ -7,11 +7,13 @@ PORT ?= 8000
 HOST ?= 127.0.0.1
 
 .DEFAULT_GOAL := help
-.PHONY: help run test test-postgres test-sqlite lint format superuser migrate demo bench clean
+.PHONY: help run test test-postgres test-sqlite test-live conformance conformance-install lint format superuser migrate demo bench clean
 
 help:
 	@echo "make run        serve the demo glossary at http://$(HOST):$(PORT) (SQLite, no setup)"
 	@echo "make test       lint + full test suite on a throwaway PostgreSQL, then on SQLite"
+	@echo "make test-live  only the tests with real peers (SDK client, curl, conformance) on PostgreSQL"
+	@echo "make conformance  only the official MCP conformance suite (both eras) on PostgreSQL"
 	@echo "make superuser  create an admin account for /admin/"
 	@echo "make format     apply ruff formatting and fixes"
 	@echo "make bench      run the benchmarks in bench/"
@@ -52,7 +54,12 @@ format: $(VENV)/.installed-dev
 	$(VENV)/bin/ruff check --fix .
 	$(VENV)/bin/ruff format .
 
-test-postgres: $(VENV)/.installed-dev
+# Node 22 and the MCP conformance suite, into .cache/ (once; a no-op afterwards). The suite runs
+# in the PostgreSQL pass only (tests/test_mcp_conformance.py skips it on SQLite).
+conformance-install:
+	scripts/conformance install
+
+test-postgres: $(VENV)/.installed-dev conformance-install
 	scripts/with-postgres $(VENV)/bin/pytest -q $(PYTEST_ARGS)
 
 test-sqlite: $(VENV)/.installed-dev
@@ -60,10 +67,17 @@ test-sqlite: $(VENV)/.installed-dev
 
 test: lint test-postgres test-sqlite
 
+# A live server process on its own database, driven by the SDK client, curl bytes and the suite.
+test-live: $(VENV)/.installed-dev conformance-install
+	scripts/with-postgres $(VENV)/bin/pytest -q -m live $(PYTEST_ARGS)
+
+conformance: $(VENV)/.installed-dev conformance-install
+	scripts/with-postgres $(VENV)/bin/pytest -q tests/test_mcp_conformance.py $(PYTEST_ARGS)
+
 # Each benchmark gets its own throwaway PostgreSQL cluster; results go to docs/benchmarks.md.
 bench: $(VENV)/.installed-dev
 	@if [ -f bench/search.py ]; then scripts/with-postgres $(PY) bench/search.py $(BENCH_SEARCH_ARGS); fi
 	scripts/with-postgres $(PY) bench/mcp.py $(BENCH_MCP_ARGS)
 
 clean:
-	rm -rf $(VENV) staticfiles .pytest_cache .ruff_cache
+	rm -rf $(VENV) staticfiles .pytest_cache .ruff_cache .cache
