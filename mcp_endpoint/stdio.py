@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import BinaryIO
 
 import orjson
-from django.db import close_old_connections
+from django.db import connections
 
 from .context import RequestContext
 from .dispatcher import handle_payload
@@ -60,9 +60,17 @@ def serve(instream: BinaryIO, outstream: BinaryIO) -> None:
         line = raw.strip()
         if not line:
             continue
-        close_old_connections()  # a long-lived process must not keep a dead connection
+        _recycle_connections()
         out = handle_line(line, session)
         if out is not None:
             outstream.write(out + b"\n")
             outstream.flush()
-    close_old_connections()
+
+
+def _recycle_connections() -> None:
+    """What a request boundary does for HTTP: drop broken connections and those older than
+    CONN_MAX_AGE, so a long-lived process never reuses a dead one (never inside an atomic
+    block, where closing would abort the caller's transaction)."""
+    for conn in connections.all(initialized_only=True):
+        if not conn.in_atomic_block:
+            conn.close_if_unusable_or_obsolete()
