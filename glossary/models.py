@@ -15,6 +15,7 @@ from django.utils import timezone
 
 from .markdown import render_markdown
 from .polish import fold, index_letter, polish_slugify, sort_key
+from .stemming import document_stems, names_field, typo_keys
 
 SHORT_DEFINITION_MAX = 300
 
@@ -117,6 +118,11 @@ class Term(Publishable):
         "name_folded",
         "search_text",
         "published_at",
+        "search_names",
+        "stems_names",
+        "stems_definition",
+        "stems_body",
+        "typo_keys",
     )
 
     name = models.CharField("nazwa", max_length=200)
@@ -151,6 +157,14 @@ class Term(Publishable):
     letter = models.CharField(max_length=1, editable=False, db_index=True)
     name_folded = models.CharField(max_length=200, editable=False, db_index=True)
     search_text = models.TextField(editable=False, blank=True)
+    # Search columns (glossary/search.py): folded names and synonyms as "| a | b |" for exact,
+    # prefix and trigram matching, and Polish stems per ranking weight. On PostgreSQL
+    # migration 0003 adds a generated tsvector over the stems and GIN indexes.
+    search_names = models.TextField(editable=False, blank=True, default="")
+    stems_names = models.TextField(editable=False, blank=True, default="")
+    stems_definition = models.TextField(editable=False, blank=True, default="")
+    stems_body = models.TextField(editable=False, blank=True, default="")
+    typo_keys = models.TextField(editable=False, blank=True, default="")
 
     class Meta:
         verbose_name = "pojęcie"
@@ -216,6 +230,11 @@ class Term(Publishable):
         self.letter = index_letter(self.name)
         self.name_folded = fold(self.name)
         self.search_text = fold(" ".join([self.name, *self.synonyms, self.short_definition]))
+        self.search_names = names_field([self.name, *self.synonyms])
+        self.stems_names = document_stems(self.name, *self.synonyms)
+        self.stems_definition = document_stems(self.short_definition)
+        self.stems_body = document_stems(self.body)
+        self.typo_keys = typo_keys(self.name)
 
 
 def clean_synonyms(value) -> list[str]:
@@ -248,7 +267,15 @@ class Series(models.Model):
 
 
 class Article(Publishable):
-    DERIVED_FIELDS = ("body_html", "search_text", "published_at")
+    DERIVED_FIELDS = (
+        "body_html",
+        "search_text",
+        "published_at",
+        "title_folded",
+        "stems_title",
+        "stems_lead",
+        "stems_body",
+    )
 
     title = models.CharField("tytuł", max_length=250)
     slug = models.SlugField(
@@ -281,6 +308,11 @@ class Article(Publishable):
     )
     series_order = models.PositiveIntegerField("kolejność w serii", null=True, blank=True)
     search_text = models.TextField(editable=False, blank=True)
+    # Search columns, as on Term (title > lead > body).
+    title_folded = models.CharField(max_length=250, editable=False, blank=True, default="")
+    stems_title = models.TextField(editable=False, blank=True, default="")
+    stems_lead = models.TextField(editable=False, blank=True, default="")
+    stems_body = models.TextField(editable=False, blank=True, default="")
 
     class Meta:
         verbose_name = "artykuł"
@@ -329,3 +361,7 @@ class Article(Publishable):
         if not self.slug:
             self.slug = polish_slugify(self.title)
         self.search_text = fold(" ".join([self.title, self.lead]))
+        self.title_folded = fold(self.title)
+        self.stems_title = document_stems(self.title)
+        self.stems_lead = document_stems(self.lead)
+        self.stems_body = document_stems(self.body)

@@ -1,20 +1,56 @@
-"""The one search engine behind every entry point: the reader search page, the MCP tools
-`search_term`/`search_articles`, `completion/complete`, "did you mean" suggestions of
-`get_term` and the admin search box. Callers only see the functions below.
+"""The one search engine behind every entry point: the reader search page and its suggestions,
+the MCP tools `search_term`/`search_articles`, `completion/complete`, the "did you mean"
+suggestions of `get_term` and the admin search box. Callers only see the functions below.
 
-This is the portable baseline (folded substring matching on normalized columns, ranked by
-where the match is). It works identically on SQLite and PostgreSQL.
+How it matches (the derived columns are computed in Python by `refresh_derived()`, so save,
+bulk import and both databases see the same text):
+- `name_folded`/`search_names`: names and synonyms lower-cased with Polish diacritics folded
+  ("Słownik" = "slownik" = "SŁOWNIK"), for exact, prefix and typo (trigram) matching;
+- `stems_*`: Snowball Polish stems ("serwerów" -> "serwer"), per ranking weight.
+
+Ranking tiers, best first: exact name, exact synonym, name or synonym prefix, all query words
+in the names (any order, any inflection), typo-tolerant name match, short definition, body
+(articles: title, lead, body). Ties go to the closer name, then alphabetical order, then id.
+`Hit.score` is 1.0 for an exact name and below 1.0 otherwise; `Hit.match` names the tier.
+
+PostgreSQL answers each call in one index-backed query (GIN on a generated tsvector, pg_trgm
+GIN for `%`/`<%`, a C-collation btree for short prefixes; see migration 0003). SQLite has none
+of these, so there the same tiers are computed in Python over the published rows: correct, but
+a scan, fine for the few thousand terms an embedded glossary holds.
 """
 
-import difflib
+import re
 from dataclasses import dataclass, field
+from functools import cached_property
 
-from django.db.models import Case, IntegerField, Q, Value, When
+from django.db import connection
+from django.db.models import BooleanField, ExpressionWrapper, FloatField, IntegerField, Q
+from django.db.models.expressions import RawSQL
+from django.utils.html import escape
+from django.utils.safestring import SafeString, mark_safe
 
 from .models import Article, Term
 from .polish import fold
+from .stemming import TYPO_MIN_LENGTH, deletion_keys, query_stems, stem, words
 
 MAX_QUERY_LENGTH = 200
+MAX_QUERY_WORDS = 8
+MAX_LIMIT = 100
+SHORT_QUERY = 2  # queries this short match name prefixes only
+PREFIX_STEM_MIN = 4  # stems this long also match longer stems ("agent" ~ "agentowy")
+
+# Tier -> Hit.match label. Integers so SQL and Python rank identically.
+NAME, SYNONYM, PREFIX, WORDS, FUZZY, DEFINITION, BODY = 7, 6, 5, 4, 3, 2, 1
+MATCH_LABELS = {
+    NAME: "name",
+    SYNONYM: "synonym",
+    PREFIX: "prefix",
+    WORDS: "words",
+    FUZZY: "fuzzy",
+    DEFINITION: "definition",
+    BODY: "body",
+}
+ARTICLE_LABELS = {**MATCH_LABELS, NAME: "title", WORDS: "title", DEFINITION: "lead"}
 
 
 @dataclass(frozen=True)
@@ -25,6 +61,8 @@ class Hit:
     title: str
     summary: str
     score: float
+    match: str = ""  # which tier matched: "name", "synonym", "prefix", "words", "fuzzy", ...
+    snippet: SafeString = field(default_factory=lambda: mark_safe(""))  # summary with <mark>
 
 
 @dataclass
@@ -37,71 +75,475 @@ class SearchResults:
 
 
 def normalize_query(query: str) -> str:
-    return fold(query or "")[:MAX_QUERY_LENGTH]
+    """Folded, whitespace-collapsed, bounded query text ("  SŁOWNIK " -> "slownik")."""
+    return fold(query if isinstance(query, str) else "")[:MAX_QUERY_LENGTH]
+
+
+class _Query:
+    """One parsed query: its folded forms and, per word, the stems that satisfy it."""
+
+    def __init__(self, text: str):
+        text = text if isinstance(text, str) else ""
+        self.folded = normalize_query(text)
+        self.words = words(text[: MAX_QUERY_LENGTH * 2])[:MAX_QUERY_WORDS]
+        self.key = " ".join(fold(w) for w in self.words)  # punctuation-free folded query
+        self.alternatives = [query_stems(w) for w in self.words]
+        self.short = len(self.folded) <= SHORT_QUERY
+        self.fuzzy = any(len(w) >= TYPO_MIN_LENGTH for w in self.words)
+        # Per long word, its one-deletion keys: a name sharing one is within ~1 edit.
+        self.typo_groups = [k for k in (deletion_keys(fold(w)) for w in self.words) if k]
+
+    def __bool__(self) -> bool:
+        return bool(self.folded and self.words)
+
+    def tsquery(self, weights: str = "") -> str:
+        """`to_tsquery('simple', …)` text: every word, any of its stems ('agent':* | …)."""
+        groups = []
+        for alternatives in self.alternatives:
+            lexemes = []
+            for s in alternatives:
+                label = ("*" if len(s) >= PREFIX_STEM_MIN else "") + weights
+                lexemes.append(f"'{s}':{label}" if label else f"'{s}'")
+            groups.append("(" + " | ".join(lexemes) + ")")
+        return " & ".join(groups)
+
+    @cached_property
+    def prefix_like(self) -> str:
+        return _like_escape(self.folded) + "%"
+
+    def word_matches(self, index: int, stems: str) -> bool:
+        """Whether query word `index` occurs in a space-padded stem column (Python side)."""
+        for s in self.alternatives[index]:
+            if f" {s} " in stems or (len(s) >= PREFIX_STEM_MIN and f" {s}" in stems):
+                return True
+        return False
+
+
+def _like_escape(text: str) -> str:
+    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+
+
+def _limit(limit) -> int:
+    try:
+        return max(1, min(int(limit), MAX_LIMIT))
+    except (TypeError, ValueError):
+        return 10
+
+
+def _sql(sql: str, params: list, output_field=None) -> RawSQL:
+    """Raw SQL assembled only from the constant fragments in this module; every value
+    derived from the query travels as a parameter."""
+    return RawSQL(sql, params, output_field)  # noqa: S611
+
+
+def _postgres() -> bool:
+    return connection.vendor == "postgresql"
+
+
+def _score(tier: int, closeness: float) -> float:
+    """1.0 for an exact name; otherwise (tier + closeness) / 8, always below 1.0."""
+    if tier == NAME:
+        return 1.0
+    return round((tier + min(max(closeness, 0.0), 0.99)) / (NAME + 1), 4)
+
+
+# --- Highlighting ------------------------------------------------------------------------
+
+_TOKEN = re.compile(r"[^\W_]+")
+
+
+def highlight(text: str, query: "_Query | str") -> SafeString:
+    """`text` escaped, with the words that match the query (any inflection, typos in long
+    words) wrapped in <mark>. Safe to render as is."""
+    q = query if isinstance(query, _Query) else _Query(query)
+    wanted = {s for alternatives in q.alternatives for s in alternatives}
+    folded_words = [fold(w) for w in q.words]
+    out, last = [], 0
+    for m in _TOKEN.finditer(text):
+        word = m.group().casefold()
+        s = stem(word)
+        hit = s in wanted or any(len(w) >= PREFIX_STEM_MIN and s.startswith(w) for w in wanted)
+        if not hit and len(word) >= TYPO_MIN_LENGTH:
+            f = fold(word)
+            hit = any(len(w) >= TYPO_MIN_LENGTH and _within(f, w, 2) for w in folded_words)
+        if hit:
+            out.append(escape(text[last : m.start()]))
+            out.append(f"<mark>{escape(m.group())}</mark>")
+            last = m.end()
+    out.append(escape(text[last:]))
+    return mark_safe("".join(out))  # noqa: S308 - every piece above is escaped
+
+
+def _within(a: str, b: str, limit: int) -> bool:
+    """Levenshtein distance of `a` and `b` is at most `limit` (banded, early exit)."""
+    if abs(len(a) - len(b)) > limit:
+        return False
+    previous = list(range(len(b) + 1))
+    for i, ca in enumerate(a, start=1):
+        current = [i]
+        for j, cb in enumerate(b, start=1):
+            current.append(min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (ca != cb)))
+        if min(current) > limit:
+            return False
+        previous = current
+    return previous[-1] <= limit
+
+
+def _trigrams(text: str) -> set[str]:
+    grams = set()
+    for w in words(text):
+        padded = f"  {w} "
+        grams.update(padded[i : i + 3] for i in range(len(padded) - 2))
+    return grams
+
+
+def _similarity(a: str, b: str) -> float:
+    """pg_trgm's `similarity()`, for the SQLite path."""
+    ta, tb = _trigrams(a), _trigrams(b)
+    return len(ta & tb) / len(ta | tb) if ta and tb else 0.0
+
+
+# --- Terms -------------------------------------------------------------------------------
+
+_TERM_ROW = ("id", "slug", "name", "short_definition", "sort_key")
 
 
 def term_search(*, query: str, limit: int = 10) -> list[Hit]:
-    """Published terms matching `query`, best first (1 query)."""
-    q = normalize_query(query)
+    """Published terms matching `query`, best first, with score, tier and snippet (1 query)."""
+    q = _Query(query)
     if not q:
         return []
-    words = q.split()
-    match = Q()
-    for word in words:
-        match &= Q(search_text__contains=word)
-    rank = Case(
-        When(name_folded=q, then=Value(100)),
-        When(search_text__contains=f" {q} ", then=Value(80)),
-        When(name_folded__startswith=q, then=Value(60)),
-        When(name_folded__contains=q, then=Value(40)),
-        default=Value(20),
-        output_field=IntegerField(),
-    )
+    limit = _limit(limit)
+    ranked = _term_rows_postgres(q, limit) if _postgres() else _term_rows_python(q, limit)
+    return [
+        Hit(
+            "term",
+            pk,
+            slug,
+            name,
+            short,
+            _score(tier, closeness),
+            MATCH_LABELS[tier],
+            highlight(short, q),
+        )
+        for pk, slug, name, short, tier, closeness in ranked
+    ]
+
+
+def _term_rows_postgres(q: _Query, limit: int):
+    published = Term.objects.published()
+    if q.short:
+        # One or two letters: name prefixes in C order (exact name first) from the btree,
+        # plus names and synonyms equal to the query; never a scan of the whole table.
+        prefix = (
+            published.filter(
+                _sql('(name_folded COLLATE "C") LIKE %s', [q.prefix_like], BooleanField())
+            )
+            .annotate(
+                tier=_sql("CASE WHEN name_folded = %s THEN 7 ELSE 5 END", [q.folded]),
+                closeness=_sql("1.0 / (1 + length(name_folded))", [], FloatField()),
+            )
+            .order_by(_sql('name_folded COLLATE "C"', []).asc(), "id")
+            .values_list(*_TERM_ROW, "tier", "closeness")[:limit]
+        )
+        synonym = (
+            published.filter(_sql("search_names LIKE %s", [f"%| {q.key} |%"], BooleanField()))
+            .annotate(
+                tier=_sql("6", [], IntegerField()),
+                closeness=_sql("0.0", [], FloatField()),
+            )
+            .order_by("sort_key", "id")
+            .values_list(*_TERM_ROW, "tier", "closeness")[:limit]
+        )
+        rows = {}
+        for row in [*prefix.union(synonym, all=True)]:
+            if row[0] not in rows or rows[row[0]][5] < row[5]:
+                rows[row[0]] = row
+        ordered = sorted(rows.values(), key=lambda r: (-r[5], -r[6], r[4], r[0]))[:limit]
+        return [(r[0], r[1], r[2], r[3], r[5], r[6]) for r in ordered]
+
+    tsq_all, tsq_names, tsq_def = q.tsquery(), q.tsquery("A"), q.tsquery("AB")
+    synonym_like = f"%| {q.key} |%"
+    synonym_prefix = f"%| {q.key}%"
+    match_sql = [
+        "name_folded = %s",
+        "search_names LIKE %s",
+        "name_folded LIKE %s",
+        "search_names LIKE %s",
+        "search_vector @@ to_tsquery('simple', %s)",
+    ]
+    match_params = [q.folded, synonym_like, q.prefix_like, synonym_prefix, tsq_all]
+    fuzzy_sql = "FALSE"
+    fuzzy_params: list = []
+    if q.fuzzy:
+        # Operators, not functions, so the GIN indexes are used. Results must be close
+        # (`<%`: word similarity >= 0.6); looser likeness is left to `suggest_terms` ("did
+        # you mean"). Trigrams catch most typos in long words; deletion keys catch swapped
+        # or missing letters in short ones ("agnet"), which share too few trigrams.
+        typo_sql = " AND ".join(["typo_array && %s::text[]"] * len(q.typo_groups))
+        fuzzy_sql = f"(%s <%% search_names OR ({typo_sql}))"
+        fuzzy_params = [q.key, *q.typo_groups]
+        match_sql.append(fuzzy_sql)
+        match_params += fuzzy_params
+    tier_sql = f"""CASE
+        WHEN name_folded = %s THEN 7
+        WHEN search_names LIKE %s THEN 6
+        WHEN name_folded LIKE %s OR search_names LIKE %s THEN 5
+        WHEN search_vector @@ to_tsquery('simple', %s) THEN 4
+        WHEN {fuzzy_sql} THEN 3
+        WHEN search_vector @@ to_tsquery('simple', %s) THEN 2
+        ELSE 1 END"""
+    tier_params = [
+        q.folded, synonym_like, q.prefix_like, synonym_prefix, tsq_names,
+        *fuzzy_params, tsq_def,
+    ]  # fmt: skip
+    # Within a tier: the name closest to the query (so "sesja" before "identyfikator sesji"),
+    # then the synonyms, then full-text rank.
+    closeness_sql = """0.6 * similarity(name_folded, %s) + 0.3 * word_similarity(%s, search_names)
+        + LEAST(ts_rank(search_vector, to_tsquery('simple', %s)), 0.5) / 10"""
     rows = (
         Term.objects.published()
-        .filter(match)
-        .annotate(rank=rank)
-        .order_by("-rank", "sort_key", "id")
-        .values_list("id", "slug", "name", "short_definition", "rank")[:limit]
+        .filter(_sql(" OR ".join(match_sql), match_params, BooleanField()))
+        .annotate(
+            tier=_sql(tier_sql, tier_params, IntegerField()),
+            closeness=_sql(closeness_sql, [q.key, q.key, tsq_all], FloatField()),
+        )
+        .order_by("-tier", "-closeness", "sort_key", "id")
+        .values_list("id", "slug", "name", "short_definition", "tier", "closeness")[:limit]
     )
-    return [Hit("term", pk, slug, name, short, rank / 100) for pk, slug, name, short, rank in rows]
+    return list(rows)
+
+
+def _body_hits(q: _Query, column: str) -> dict:
+    """One boolean per query word: does the (space-padded) stem column contain it?"""
+    hits = {}
+    for i, alternatives in enumerate(q.alternatives):
+        cond = Q()
+        for s in alternatives:
+            if len(s) >= PREFIX_STEM_MIN:
+                cond |= Q(**{f"{column}__contains": f" {s}"})
+            else:
+                cond |= Q(**{f"{column}__contains": f" {s} "})
+        hits[f"_w{i}"] = ExpressionWrapper(cond, output_field=BooleanField())
+    return hits
+
+
+def _name_closeness(q: _Query, search_names: str) -> float:
+    variants = [v.strip() for v in search_names.split("|") if v.strip()]
+    return max((_similarity(q.key, v) for v in variants), default=0.0)
+
+
+def _fuzzy_names(q: _Query, search_names: str, stems_names: str) -> bool:
+    """Every query word is in the names, as a stem or within two edits (words ≥ 5 letters),
+    and at least one needed the edits."""
+    name_words = set(words(search_names))
+    used_edits = False
+    for i, word in enumerate(q.words):
+        if q.word_matches(i, stems_names):
+            continue
+        f = fold(word)
+        if len(f) >= TYPO_MIN_LENGTH and any(_within(f, w, 2) for w in name_words):
+            used_edits = True
+            continue
+        return False
+    return used_edits
+
+
+def _term_rows_python(q: _Query, limit: int):
+    columns = ("search_names", "stems_names", "stems_definition")
+    rows = (
+        Term.objects.published()
+        .annotate(**_body_hits(q, "stems_body"))
+        .values_list(*_TERM_ROW, "name_folded", *columns, *[f"_w{i}" for i in range(len(q.words))])
+    )
+    if q.short:
+        rows = rows.filter(
+            Q(name_folded__startswith=q.folded) | Q(search_names__contains=f"| {q.key} |")
+        )
+    ranked = []
+    for pk, slug, name, short, sort, name_folded, names, stems_names, stems_def, *body in rows:
+        tier = _term_tier(q, name_folded, names, stems_names, stems_def, body)
+        if tier:
+            closeness = 0.6 * _similarity(q.key, name_folded) + 0.3 * _name_closeness(q, names)
+            ranked.append((-tier, -closeness, sort, pk, slug, name, short))
+    ranked.sort()
+    return [(pk, slug, name, short, -t, -c) for t, c, _s, pk, slug, name, short in ranked[:limit]]
+
+
+def _term_tier(q, name_folded, names, stems_names, stems_def, body) -> int:
+    if name_folded == q.folded:
+        return NAME
+    if f"| {q.key} |" in names:
+        return SYNONYM
+    if name_folded.startswith(q.folded) or (not q.short and f"| {q.key}" in names):
+        return PREFIX
+    if q.short:
+        return 0
+    in_names = [q.word_matches(i, stems_names) for i in range(len(q.words))]
+    if all(in_names):
+        return WORDS
+    if q.fuzzy and _fuzzy_names(q, names, stems_names):
+        return FUZZY
+    in_def = [a or q.word_matches(i, stems_def) for i, a in enumerate(in_names)]
+    if all(in_def):
+        return DEFINITION
+    if all(a or b for a, b in zip(in_def, body, strict=True)):
+        return BODY
+    return 0
+
+
+# --- Articles ----------------------------------------------------------------------------
 
 
 def article_search(*, query: str, limit: int = 10) -> list[Hit]:
-    """Published articles matching `query` in title or lead, best first (1 query)."""
-    q = normalize_query(query)
+    """Published articles matching `query`: title, then lead, then body (1 query)."""
+    q = _Query(query)
     if not q:
         return []
-    match = Q()
-    for word in q.split():
-        match &= Q(search_text__contains=word)
+    limit = _limit(limit)
+    ranked = _article_rows_postgres(q, limit) if _postgres() else _article_rows_python(q, limit)
+    return [
+        Hit(
+            "article",
+            pk,
+            slug,
+            title,
+            lead,
+            _score(tier, closeness),
+            ARTICLE_LABELS[tier],
+            highlight(lead, q),
+        )
+        for pk, slug, title, lead, tier, closeness in ranked
+    ]
+
+
+def _article_rows_postgres(q: _Query, limit: int):
+    tsq_all, tsq_title, tsq_lead = q.tsquery(), q.tsquery("A"), q.tsquery("AB")
+    match_sql = ["title_folded = %s", "title_folded LIKE %s"]
+    match_params = [q.folded, q.prefix_like]
+    if not q.short:
+        match_sql.append("search_vector @@ to_tsquery('simple', %s)")
+        match_params.append(tsq_all)
+    fuzzy_sql, fuzzy_params = "FALSE", []
+    if q.fuzzy:
+        fuzzy_sql, fuzzy_params = "%s <%% title_folded", [q.key]
+        match_sql.append(fuzzy_sql)
+        match_params += fuzzy_params
+    tier_sql = f"""CASE
+        WHEN title_folded = %s THEN 7
+        WHEN title_folded LIKE %s THEN 5
+        WHEN search_vector @@ to_tsquery('simple', %s) THEN 4
+        WHEN {fuzzy_sql} THEN 3
+        WHEN search_vector @@ to_tsquery('simple', %s) THEN 2
+        ELSE 1 END"""
+    tier_params = [q.folded, q.prefix_like, tsq_title, *fuzzy_params, tsq_lead]
+    closeness_sql = """word_similarity(%s, title_folded)
+        + LEAST(ts_rank(search_vector, to_tsquery('simple', %s)), 0.5) / 10"""
     rows = (
         Article.objects.published()
-        .filter(match)
-        .order_by("-published_at", "-id")
-        .values_list("id", "slug", "title", "lead")[:limit]
+        .filter(_sql(" OR ".join(match_sql), match_params, BooleanField()))
+        .annotate(
+            tier=_sql(tier_sql, tier_params, IntegerField()),
+            closeness=_sql(closeness_sql, [q.key, tsq_all], FloatField()),
+        )
+        .order_by("-tier", "-closeness", "-published_at", "-id")
+        .values_list("id", "slug", "title", "lead", "tier", "closeness")[:limit]
     )
-    return [Hit("article", pk, slug, title, lead, 0.5) for pk, slug, title, lead in rows]
+    return list(rows)
+
+
+def _article_rows_python(q: _Query, limit: int):
+    rows = (
+        Article.objects.published()
+        .annotate(**_body_hits(q, "stems_body"))
+        .values_list(
+            "id", "slug", "title", "lead", "published_at", "title_folded", "stems_title",
+            "stems_lead", *[f"_w{i}" for i in range(len(q.words))],
+        )
+    )  # fmt: skip
+    ranked = []
+    for pk, slug, title, lead, published_at, folded, stems_title, stems_lead, *body in rows:
+        tier = _article_tier(q, folded, stems_title, stems_lead, body)
+        if tier:
+            closeness = _similarity(q.key, folded)
+            ranked.append((tier, closeness, published_at, pk, slug, title, lead))
+    ranked.sort(key=lambda r: (r[0], r[1], r[2], r[3]), reverse=True)
+    return [(pk, slug, title, lead, t, c) for t, c, _p, pk, slug, title, lead in ranked[:limit]]
+
+
+def _article_tier(q, folded, stems_title, stems_lead, body) -> int:
+    if folded == q.folded:
+        return NAME
+    if folded.startswith(q.folded):
+        return PREFIX
+    if q.short:
+        return 0
+    in_title = [q.word_matches(i, stems_title) for i in range(len(q.words))]
+    if all(in_title):
+        return WORDS
+    if q.fuzzy and _fuzzy_names(q, folded, stems_title):
+        return FUZZY
+    in_lead = [a or q.word_matches(i, stems_lead) for i, a in enumerate(in_title)]
+    if all(in_lead):
+        return DEFINITION
+    if all(a or b for a, b in zip(in_lead, body, strict=True)):
+        return BODY
+    return 0
+
+
+# --- Suggestions and completion -----------------------------------------------------------
 
 
 def suggest_terms(*, text: str, limit: int = 3) -> list[Hit]:
-    """Closest published term names or slugs to `text`, for "did you mean" (1 query)."""
-    q = normalize_query(text)
+    """Published terms whose name or a synonym is closest to `text` (a query or a mistyped
+    slug), for "did you mean" (1 query; trigram index on PostgreSQL)."""
+    q = _Query((text or "").replace("-", " ") if isinstance(text, str) else "")
     if not q:
         return []
-    rows = list(Term.objects.published().values_list("id", "slug", "name", "short_definition"))
-    keys = {}
-    for row in rows:
-        keys.setdefault(row[1], row)
-        keys.setdefault(fold(row[2]), row)
-    best = difflib.get_close_matches(q, list(keys), n=limit * 2, cutoff=0.5)
-    out, seen = [], set()
-    for key in best:
-        row = keys[key]
-        if row[0] not in seen:
-            seen.add(row[0])
-            out.append(Hit("term", row[0], row[1], row[2], row[3], 0.0))
-    return out[:limit]
+    limit = _limit(limit)
+    if _postgres():
+        rows = list(
+            Term.objects.published()
+            .filter(
+                _sql(
+                    "(name_folded %% %s OR %s <%% search_names OR typo_array && %s::text[])",
+                    [q.key, q.key, [k for keys in q.typo_groups for k in keys]],
+                    BooleanField(),
+                )
+            )
+            .annotate(
+                closeness=_sql(
+                    "GREATEST(similarity(name_folded, %s), word_similarity(%s, search_names))",
+                    [q.key, q.key],
+                    FloatField(),
+                )
+            )
+            .order_by("-closeness", "sort_key", "id")
+            .values_list("id", "slug", "name", "short_definition", "closeness")[:limit]
+        )
+    else:
+        scored = []
+        for pk, slug, name, short, sort, names in Term.objects.published().values_list(
+            *_TERM_ROW, "search_names"
+        ):
+            closeness = max(_name_closeness(q, names), _similarity(q.key, slug.replace("-", " ")))
+            if closeness >= 0.3 or _any_word_close(q, name):
+                scored.append((-closeness, sort, pk, slug, name, short))
+        scored.sort()
+        rows = [(pk, slug, name, short, -c) for c, _s, pk, slug, name, short in scored[:limit]]
+    return [
+        Hit("term", pk, slug, name, short, round(min(c, 0.99), 4), "fuzzy", highlight(short, q))
+        for pk, slug, name, short, c in rows
+    ]
+
+
+def _any_word_close(q: _Query, name: str) -> bool:
+    """Some long query word is within one edit of a word of `name` (SQLite "did you mean")."""
+    name_words = words(fold(name))
+    return any(
+        len(w) >= TYPO_MIN_LENGTH and any(_within(fold(w), n, 1) for n in name_words)
+        for w in q.words
+    )
 
 
 def complete_term_slugs(*, prefix: str, limit: int = 100) -> list[str]:
@@ -110,25 +552,26 @@ def complete_term_slugs(*, prefix: str, limit: int = 100) -> list[str]:
     qs = Term.objects.published().order_by("slug").values_list("slug", flat=True)
     if p:
         qs = qs.filter(slug__startswith=p)
-    return list(qs[:limit])
+    return list(qs[: _limit(limit)])
 
 
 def complete_article_slugs(*, prefix: str, limit: int = 100) -> list[str]:
+    """Published article slugs starting with `prefix` (folded), for argument completion."""
     p = normalize_query(prefix).replace(" ", "-")
     qs = Article.objects.published().order_by("slug").values_list("slug", flat=True)
     if p:
         qs = qs.filter(slug__startswith=p)
-    return list(qs[:limit])
+    return list(qs[: _limit(limit)])
 
 
 def search(*, query: str, limit: int = 20) -> SearchResults:
-    """Everything the search page shows for `query`."""
+    """Everything the search page shows for `query` (2 queries; 3 when nothing matched)."""
     results = SearchResults(query=query)
-    if not normalize_query(query):
+    if not _Query(query):
         return results
     results.terms = term_search(query=query, limit=limit)
     results.articles = article_search(query=query, limit=limit)
-    if results.terms and results.terms[0].score >= 1.0:
+    if results.terms and results.terms[0].match == "name":
         results.exact = results.terms[0]
     if not results.terms and not results.articles:
         results.suggestions = suggest_terms(text=query)

@@ -270,7 +270,7 @@ def test_search_exact_name_redirects_to_the_term(client, world):
 
 def test_search_without_results_suggests_close_terms(client, world):
     """With no matches the page says so and offers "Czy chodziło Ci o …" suggestions."""
-    response = client.get(reverse("glossary:search"), {"q": "pamięc podręczan"})
+    response = client.get(reverse("glossary:search"), {"q": "pamięć kwiatowa"})
     assert response.status_code == 200
     text = html(response)
     assert "Nic nie znaleziono" in text
@@ -524,7 +524,7 @@ PAGES = [
     ("articles", lambda w: reverse("glossary:articles"), 2),
     ("article", lambda w: w["article"].get_absolute_url(), 2),
     ("search", lambda w: reverse("glossary:search") + "?q=interf", 2),
-    ("search-suggest", lambda w: reverse("glossary:search") + "?q=pamiec+podrecznaa", 3),
+    ("search-suggest", lambda w: reverse("glossary:search") + "?q=pamiec+kwiatowa", 3),
     ("search-exact", lambda w: reverse("glossary:search") + "?q=api", 2),
     ("sitemap", lambda w: reverse("glossary:sitemap"), 4),
     ("feed", lambda w: reverse("glossary:feed"), 1),

@@ -1,0 +1,106 @@
+"""Polish word stems for search, computed in Python so PostgreSQL and SQLite index the same thing.
+
+PostgreSQL 15 ships no Polish stemmer, and a Hunspell dictionary costs ~27 MB and ~0.6 s per
+backend. We use the Snowball `polish` stemmer (`snowballstemmer`, pure Python, ~6 µs a word,
+~10 ms to load) rather than a lemmatizer: simplemma needs ~2.6 s and ~410 MB per process to
+load its Polish dictionary and pystempel ~4 s and ~175 MB (and turns diacritic-less input into
+nonsense). Snowball needs the diacritics to recognise endings ("agentów" -> "agent", but
+"agentow" -> "agentow"), so documents are stemmed as written and folded afterwards, and a
+query typed without diacritics also tries the common diacritic endings (`query_stems`).
+"""
+
+import re
+import threading
+from functools import lru_cache
+
+import snowballstemmer
+
+from .polish import fold
+
+_WORD = re.compile(r"[^\W_]+")
+# Word-final letters a Polish query typed without diacritics has most likely lost.
+_RESTORE_ENDINGS = (("ow", "ów"), ("a", "ą"), ("e", "ę"), ("en", "eń"), ("an", "ań"), ("sc", "ść"))
+_local = threading.local()
+
+
+def _stemmer():
+    # Snowball stemmer objects keep state while stemming: one per thread.
+    stemmer = getattr(_local, "stemmer", None)
+    if stemmer is None:
+        stemmer = _local.stemmer = snowballstemmer.stemmer("polish")
+    return stemmer
+
+
+def words(text: str) -> list[str]:
+    """Lower-cased words of `text`, diacritics kept ("JSON-RPC 2.0" -> json, rpc, 2, 0)."""
+    return _WORD.findall(text.casefold())
+
+
+@lru_cache(maxsize=65536)
+def stem(word: str) -> str:
+    """The folded Snowball stem of one lower-case word; words under four letters are kept."""
+    if len(word) < 4:
+        return fold(word)
+    return fold(_stemmer().stemWord(word))
+
+
+def document_stems(*texts: str) -> str:
+    """Distinct stems of `texts`, space-separated and space-padded (for `LIKE '% stem %'`).
+
+    A hyphenated or slashed compound also contributes its parts glued together, so
+    "JSON-RPC" is found by "jsonrpc" as well as by "json" and "rpc".
+    """
+    out: dict[str, None] = {}
+    for text in texts:
+        for chunk in text.split():
+            parts = words(chunk)
+            for part in parts:
+                out[stem(part)] = None
+            if len(parts) > 1:
+                out[fold("".join(parts))] = None
+    return f" {' '.join(out)} " if out else ""
+
+
+def query_stems(word: str) -> list[str]:
+    """Stems a document word must have for `word` (one query word) to match it, any of them."""
+    alternatives = {stem(word)}
+    if fold(word) == word:  # typed without diacritics: try the endings it may have lost
+        for plain, marked in _RESTORE_ENDINGS:
+            if word.endswith(plain) and len(word) - len(plain) >= 3:
+                alternatives.add(stem(word[: -len(plain)] + marked))
+    return sorted(alternatives)
+
+
+def names_field(names: list[str]) -> str:
+    """Folded names as "| serwer mcp | mcp server |", each also with punctuation dropped
+    ("agent-readiness" and "agent readiness"), so `LIKE '%| q |%'` is an exact-name test."""
+    out: dict[str, None] = {}
+    for name in names:
+        folded = fold(name)
+        for variant in (folded, " ".join(words(folded))):
+            if variant:
+                out[variant] = None
+    return f"| {' | '.join(out)} |" if out else ""
+
+
+TYPO_MIN_LENGTH = 5
+
+
+def deletion_keys(word: str) -> list[str]:
+    """`word` and every form of it with one letter deleted (words of five letters or more).
+
+    Two words within one edit (or a swap of neighbouring letters) share a key: "agnet" and
+    "agent" both give "agnt". Stored for names, matched with the array overlap operator on a
+    GIN index, it finds typos that trigrams miss in short words.
+    """
+    if len(word) < TYPO_MIN_LENGTH:
+        return []
+    return sorted({word, *(word[:i] + word[i + 1 :] for i in range(len(word)))})
+
+
+def typo_keys(name: str) -> str:
+    """Space-padded deletion keys of the folded words of a term name."""
+    keys: dict[str, None] = {}
+    for word in words(fold(name)):
+        keys.update(dict.fromkeys(deletion_keys(word)))
+    return f" {' '.join(keys)} " if keys else ""
