@@ -146,23 +146,32 @@ class LiveServer:
         )
         return env
 
-    def manage(self, *args: str, timeout: float = 300) -> subprocess.CompletedProcess:
-        """Run `manage.py <args>` against the live database; fails with its output."""
-        result = subprocess.run(
+    def _spawn_manage(self, *args: str) -> subprocess.Popen:
+        return subprocess.Popen(
             [sys.executable, "manage.py", *args],
             cwd=ROOT,
             env=self.env,
-            capture_output=True,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
             text=True,
-            timeout=timeout,
-            check=False,
         )
-        if result.returncode != 0:
+
+    @staticmethod
+    def _finish(process: subprocess.Popen, timeout: float = 300) -> None:
+        try:
+            stdout, stderr = process.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            stdout, stderr = process.communicate()
+        if process.returncode != 0:
             raise RuntimeError(
-                f"manage.py {' '.join(args)} exited with {result.returncode}\n"
-                f"--- stdout ---\n{result.stdout[-4000:]}\n--- stderr ---\n{result.stderr[-4000:]}"
+                f"{' '.join(process.args[1:])} exited with {process.returncode}\n"
+                f"--- stdout ---\n{stdout[-4000:]}\n--- stderr ---\n{stderr[-4000:]}"
             )
-        return result
+
+    def manage(self, *args: str, timeout: float = 300) -> None:
+        """Run `manage.py <args>` against the live database; fails with its output."""
+        self._finish(self._spawn_manage(*args), timeout)
 
     # --- process --------------------------------------------------------------------------
     @property
@@ -170,10 +179,14 @@ class LiveServer:
         return [part.format(host=HOST, port=self.port) for part in SERVER_COMMAND]
 
     def start(self) -> None:
-        self.manage("migrate", "--noinput", "-v", "0")
-        self.manage("load_demo")
-        # DEBUG=0 serves hashed static names from a manifest (pages, error pages), so collect.
-        self.manage("collectstatic", "--noinput", "-v", "0")
+        # DEBUG=0 serves hashed static names from a manifest (pages, error pages), so collect;
+        # it needs no database, so it runs alongside migrate and load_demo.
+        collect = self._spawn_manage("collectstatic", "--noinput", "-v", "0")
+        try:
+            self.manage("migrate", "--noinput", "-v", "0")
+            self.manage("load_demo")
+        finally:
+            self._finish(collect)
         with self.stdout_path.open("wb") as out, self.stderr_path.open("wb") as err:
             self.process = subprocess.Popen(
                 self.command, cwd=ROOT, env=self.env, stdout=out, stderr=err

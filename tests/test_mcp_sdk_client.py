@@ -243,6 +243,16 @@ def test_server_identifies_itself(tour):
     assert info.version
 
 
+def test_modern_results_carry_the_server_info_stamp(tour):
+    """In the 2026-07-28 era every result carries `_meta["io.modelcontextprotocol/serverInfo"]`
+    (2026-07-28 changelog, SEP-2575: servers SHOULD identify themselves in every result)."""
+    if tour.expected_version != MODERN:
+        pytest.skip("legacy results carry no per-result serverInfo; initialize carries it")
+    stamp = (tour["search_term MCP"].meta or {}).get("io.modelcontextprotocol/serverInfo")
+    assert stamp, tour["search_term MCP"].meta
+    assert stamp["name"] == "slownik"
+
+
 def test_capabilities_name_what_is_implemented(tour):
     """The server declares tools, resources, prompts and completions (Lifecycle,
     "Capability Negotiation": declare exactly what is implemented)."""
