@@ -57,6 +57,17 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
+def _die_with_parent() -> None:
+    """Runs in the child before exec: if pytest dies without tearing down (SIGKILL, a crash),
+    the kernel sends the server SIGTERM instead of leaving it serving on a stray port."""
+    if sys.platform == "linux":
+        import ctypes
+        import signal
+
+        PR_SET_PDEATHSIG = 1
+        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
+
+
 def _tail(path: Path, lines: int = 60) -> str:
     try:
         text = path.read_text(encoding="utf-8", errors="replace")
@@ -189,7 +200,12 @@ class LiveServer:
             self._finish(collect)
         with self.stdout_path.open("wb") as out, self.stderr_path.open("wb") as err:
             self.process = subprocess.Popen(
-                self.command, cwd=ROOT, env=self.env, stdout=out, stderr=err
+                self.command,
+                cwd=ROOT,
+                env=self.env,
+                stdout=out,
+                stderr=err,
+                preexec_fn=_die_with_parent,
             )
         self._wait_until_ready()
 
