@@ -13,6 +13,7 @@ from typing import Any
 
 from django.core.exceptions import ImproperlyConfigured
 from jsonschema import Draft202012Validator
+from jsonschema.exceptions import best_match
 
 from .protocol import LEGACY, MODERN
 
@@ -29,8 +30,7 @@ def first_error(validator: Draft202012Validator, instance: Any) -> str | None:
     """A readable message for the first violation, naming where it is, or None if valid."""
     if validator.is_valid(instance):
         return None
-    errors = sorted(validator.iter_errors(instance), key=lambda e: (len(e.path), e.path))
-    error = errors[0]
+    error = best_match(validator.iter_errors(instance))
     where = ".".join(str(p) for p in error.absolute_path)
     return f"{where}: {error.message}" if where else error.message
 
