@@ -25,6 +25,7 @@ from .resources import list_resources, read_resource
 
 OBJECT = {"type": "object"}
 CURSOR = {"type": "object", "properties": {"cursor": {"type": "string"}}}
+URI = {"type": "object", "properties": {"uri": {"type": "string"}}, "required": ["uri"]}
 
 
 def _page(key: str, items: list, params: dict, kind: str) -> dict:
@@ -165,11 +166,7 @@ def resource_templates_list(params: dict, ctx) -> dict:
     return _page("resourceTemplates", templates, params, "templates")
 
 
-@method(
-    p.RESOURCES_READ,
-    params={"type": "object", "properties": {"uri": {"type": "string"}}, "required": ["uri"]},
-    cacheable=True,
-)
+@method(p.RESOURCES_READ, params=URI, cacheable=True)
 def resources_read(params: dict, ctx) -> dict:
     uri = params["uri"]
     contents = read_resource(uri, ctx)
@@ -181,6 +178,20 @@ def resources_read(params: dict, ctx) -> dict:
             data={"uri": uri},
         )
     return {"contents": [contents]}
+
+
+@method(p.RESOURCES_SUBSCRIBE, eras=LEGACY_ONLY, params=URI)
+def resources_subscribe(params: dict, ctx) -> dict:
+    """Accepted and answered `{}` (2025-11-25 server/resources §Subscriptions) so clients that
+    subscribe regardless of capabilities keep working; `resources.subscribe` stays false in
+    the capabilities because this stateless transport has no stream to deliver
+    `notifications/resources/updated` on (sessions and GET streams come with a later change)."""
+    return {}
+
+
+@method(p.RESOURCES_UNSUBSCRIBE, eras=LEGACY_ONLY, params=URI)
+def resources_unsubscribe(params: dict, ctx) -> dict:
+    return {}
 
 
 @method(p.PROMPTS_LIST, params=CURSOR, cacheable=True)

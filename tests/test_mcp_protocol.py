@@ -656,3 +656,13 @@ def test_unexpected_exception_is_generic_internal_error(client, content, monkeyp
     assert response.json()["error"] == {"code": -32603, "message": "Internal error"}
     assert b"secret" not in response.content and b"Traceback" not in response.content
     assert "secret database detail" in caplog.text
+
+
+@pytest.mark.parametrize("method_name", ["resources/subscribe", "resources/unsubscribe"])
+def test_subscribe_is_accepted_as_a_no_op_in_the_legacy_era(client, db, method_name):
+    """2025-11-25 server/resources §Subscriptions: subscribe/unsubscribe {uri} -> {} (no
+    updates are pushed: capabilities keep resources.subscribe false); gone in 2026-07-28."""
+    params = {"uri": "glossary://terms/mcp"}
+    assert result_of(legacy(client, method_name, params)) == {}
+    assert legacy(client, method_name, {}).json()["error"]["code"] == -32602
+    assert modern(client, method_name, params).status_code == 404
