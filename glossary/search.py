@@ -230,6 +230,27 @@ def term_search(*, query: str, limit: int = 10) -> list[Hit]:
     ]
 
 
+def term_match_arms(q: _Query) -> list[tuple[str, list]]:
+    """The OR-ed conditions selecting candidate terms on PostgreSQL, each one an operator an
+    index serves (so the planner can combine them with BitmapOr); typo arms come last."""
+    arms = [
+        ("name_folded = %s", [q.folded]),  # btree
+        ("search_names LIKE %s", [f"%| {q.key} |%"]),  # trigram GIN: exact synonym
+        ("name_folded LIKE %s", [q.prefix_like]),  # btree (_like / C collation)
+        ("search_names LIKE %s", [f"%| {q.key}%"]),  # trigram GIN: synonym prefix
+        ("search_vector @@ to_tsquery('simple', %s)", [q.tsquery()]),  # tsvector GIN
+    ]
+    if q.fuzzy:
+        # Results must be close (`<%`: word similarity >= 0.6); looser likeness is left to
+        # `suggest_terms` ("did you mean"). Trigrams catch most typos in long words; deletion
+        # keys catch swapped or missing letters in short ones ("agnet"), which share too few
+        # trigrams. Every long word must be near a name word.
+        arms.append(("%s <%% search_names", [q.key]))
+        typo_sql = " AND ".join(["typo_array && %s::text[]"] * len(q.typo_groups))
+        arms.append((f"({typo_sql})", list(q.typo_groups)))
+    return arms
+
+
 def _term_rows_postgres(q: _Query, limit: int):
     published = Term.objects.published()
     if q.short:
@@ -241,7 +262,7 @@ def _term_rows_postgres(q: _Query, limit: int):
             )
             .annotate(
                 tier=_sql("CASE WHEN name_folded = %s THEN 7 ELSE 5 END", [q.folded]),
-                closeness=_sql("1.0 / (1 + length(name_folded))", [], FloatField()),
+                closeness=_sql("0.0", [], FloatField()),
             )
             .order_by(_sql('name_folded COLLATE "C"', []).asc(), "id")
             .values_list(*_TERM_ROW, "tier", "closeness")[:limit]
@@ -263,28 +284,13 @@ def _term_rows_postgres(q: _Query, limit: int):
         return [(r[0], r[1], r[2], r[3], r[5], r[6]) for r in ordered]
 
     tsq_all, tsq_names, tsq_def = q.tsquery(), q.tsquery("A"), q.tsquery("AB")
-    synonym_like = f"%| {q.key} |%"
-    synonym_prefix = f"%| {q.key}%"
-    match_sql = [
-        "name_folded = %s",
-        "search_names LIKE %s",
-        "name_folded LIKE %s",
-        "search_names LIKE %s",
-        "search_vector @@ to_tsquery('simple', %s)",
-    ]
-    match_params = [q.folded, synonym_like, q.prefix_like, synonym_prefix, tsq_all]
-    fuzzy_sql = "FALSE"
-    fuzzy_params: list = []
-    if q.fuzzy:
-        # Operators, not functions, so the GIN indexes are used. Results must be close
-        # (`<%`: word similarity >= 0.6); looser likeness is left to `suggest_terms` ("did
-        # you mean"). Trigrams catch most typos in long words; deletion keys catch swapped
-        # or missing letters in short ones ("agnet"), which share too few trigrams.
-        typo_sql = " AND ".join(["typo_array && %s::text[]"] * len(q.typo_groups))
-        fuzzy_sql = f"(%s <%% search_names OR ({typo_sql}))"
-        fuzzy_params = [q.key, *q.typo_groups]
-        match_sql.append(fuzzy_sql)
-        match_params += fuzzy_params
+    synonym_like, synonym_prefix = f"%| {q.key} |%", f"%| {q.key}%"
+    arms = term_match_arms(q)
+    match_sql = " OR ".join(sql for sql, _params in arms)
+    match_params = [p for _sql_text, params in arms for p in params]
+    fuzzy = arms[5:]
+    fuzzy_sql = " OR ".join(sql for sql, _params in fuzzy) or "FALSE"
+    fuzzy_params = [p for _sql_text, params in fuzzy for p in params]
     tier_sql = f"""CASE
         WHEN name_folded = %s THEN 7
         WHEN search_names LIKE %s THEN 6
@@ -303,7 +309,7 @@ def _term_rows_postgres(q: _Query, limit: int):
         + LEAST(ts_rank(search_vector, to_tsquery('simple', %s)), 0.5) / 10"""
     rows = (
         Term.objects.published()
-        .filter(_sql(" OR ".join(match_sql), match_params, BooleanField()))
+        .filter(_sql(match_sql, match_params, BooleanField()))
         .annotate(
             tier=_sql(tier_sql, tier_params, IntegerField()),
             closeness=_sql(closeness_sql, [q.key, q.key, tsq_all], FloatField()),
@@ -364,7 +370,12 @@ def _term_rows_python(q: _Query, limit: int):
     for pk, slug, name, short, sort, name_folded, names, stems_names, stems_def, *body in rows:
         tier = _term_tier(q, name_folded, names, stems_names, stems_def, body)
         if tier:
-            closeness = 0.6 * _similarity(q.key, name_folded) + 0.3 * _name_closeness(q, names)
+            # Short queries list prefixes alphabetically, as PostgreSQL's index order does.
+            closeness = (
+                0.0
+                if q.short
+                else (0.6 * _similarity(q.key, name_folded) + 0.3 * _name_closeness(q, names))
+            )
             ranked.append((-tier, -closeness, sort, pk, slug, name, short))
     ranked.sort()
     return [(pk, slug, name, short, -t, -c) for t, c, _s, pk, slug, name, short in ranked[:limit]]
