@@ -91,15 +91,21 @@ def ensure_wrk() -> str:
     return path
 
 
-def create_database(base_url: str, name: str) -> str:
+def create_database(base_url: str, name: str, reuse: bool = False) -> tuple[str, bool]:
+    """The URL of a fresh database `name` (or of the existing one when `reuse`), and whether
+    it already existed."""
     import psycopg
 
     parts = urlsplit(base_url)
     admin = urlunsplit(parts._replace(path="/postgres"))
     with psycopg.connect(admin, autocommit=True) as conn:
-        conn.execute(f'DROP DATABASE IF EXISTS "{name}"')
-        conn.execute(f'CREATE DATABASE "{name}"')
-    return urlunsplit(parts._replace(path="/" + name))
+        exists = bool(
+            conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", (name,)).fetchone()
+        )
+        if not (reuse and exists):
+            conn.execute(f'DROP DATABASE IF EXISTS "{name}"')
+            conn.execute(f'CREATE DATABASE "{name}"')
+    return urlunsplit(parts._replace(path="/" + name)), reuse and exists
 
 
 def setup_django(database_url: str) -> None:
@@ -123,9 +129,21 @@ def load_glossary(count: int, seed: int) -> str:
         synthetic = None
     if synthetic is not None and hasattr(synthetic, "load"):
         synthetic.load(count=count, seed=seed)
-        return f"bench/synthetic.py (seed {seed})"
-    _fallback_load(count, seed)
-    return f"bench/mcp.py fallback generator (seed {seed})"
+        generator = f"bench/synthetic.py (seed {seed})"
+    else:
+        _fallback_load(count, seed)
+        generator = f"bench/mcp.py fallback generator (seed {seed})"
+    analyze()
+    return generator
+
+
+def analyze() -> None:
+    """Fresh planner statistics, as a production database has: right after a bulk load the
+    planner misjudges row counts (measured: 18 ms instead of 0.2 ms for get_term's UNION)."""
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        cursor.execute("ANALYZE")
 
 
 # fmt: off
@@ -346,42 +364,65 @@ def capture_statements(fn) -> list[tuple[str, tuple]]:
     return captured
 
 
-def _comparable(params: tuple) -> tuple:
-    """Parameters with the clock masked (`now` differs per call) and enums as plain values."""
+def _json_param(value):
+    if isinstance(value, dt.datetime):
+        return ["now", None]
+    if isinstance(value, bool) or value is None or isinstance(value, float):
+        return ["const", value]
+    if isinstance(value, int):
+        return ["const", int(value)]
+    if isinstance(value, str):
+        return ["const", str(value)]
+    if isinstance(value, (list, tuple)):
+        return ["const", [str(v) for v in value]]
+    raise TypeError(f"cannot pass {value!r} to the reference server")
+
+
+def _template(params: tuple, **roles) -> list:
+    """Parameters as [role, value]: the clock, a named role (slug, id) or a constant."""
     out = []
-    for p in params:
-        if isinstance(p, dt.datetime):
-            out.append("<now>")
-        elif isinstance(p, str):
-            out.append(str(p))
-        elif isinstance(p, int):
-            out.append(int(p))
-        else:
-            out.append(p)
-    return tuple(out)
+    for value in params:
+        role = next((r for r, v in roles.items() if type(value) is type(v) and value == v), None)
+        out.append([role, None] if role else _json_param(value))
+    return out
 
 
-def check_same_sql(queries, slugs) -> list[str]:
-    """Compare the statements our selectors run with the reference server's, call by call."""
-    from bench import reference_server as ref
+def capture_reference_sql(queries, slugs, path: Path) -> list[str]:
+    """Write the statements our selectors run for the reference server (see its docstring);
+    returns the problems found (a slug whose SQL the get_term template does not reproduce)."""
+    from glossary.models import Term
     from glossary.search import term_search
     from glossary.selectors import term_detail
 
-    now = dt.datetime.now(dt.UTC)
-    problems = []
-    for query, _slug in queries:
-        ours = capture_statements(lambda q=query: term_search(query=q, limit=10))
-        built = ref.build_search(query, 10, now)
-        theirs = [built] if built else []
-        if [(s, _comparable(p)) for s, p in ours] != [(s, _comparable(p)) for s, p in theirs]:
-            problems.append(f"search_term {query!r}: ours {ours!r} != reference {theirs!r}")
+    problems, template = [], None
     for slug in slugs:
-        ours = capture_statements(lambda s=slug: term_detail(slug=s))
-        theirs = [ref.build_term(slug, now)]
-        if len(ours) == 2:
-            theirs.append(ref.build_links(ours[1][1][1], now))
-        if [(s, _comparable(p)) for s, p in ours] != [(s, _comparable(p)) for s, p in theirs]:
-            problems.append(f"get_term {slug!r}: ours {ours!r} != reference {theirs!r}")
+        term_id = Term.objects.get(slug=slug).pk
+        statements = capture_statements(lambda s=slug: term_detail(slug=s))
+        if len(statements) != 2:
+            problems.append(f"get_term {slug!r}: {len(statements)} statements, expected 2")
+            continue
+        (term_sql, term_params), (links_sql, links_params) = statements
+        current = {
+            "term": {"sql": term_sql, "params": _template(term_params, slug=slug)},
+            "links": {"sql": links_sql, "params": _template(links_params, id=term_id)},
+        }
+        template = template or current
+        if current != template:
+            problems.append(f"get_term {slug!r}: SQL differs from the first slug's template")
+    searches = []
+    for query, _slug in queries:
+        statements = capture_statements(lambda q=query: term_search(query=q, limit=10))
+        searches.append(
+            {
+                "query": query,
+                "limit": 10,
+                "statements": [{"sql": s, "params": _template(p)} for s, p in statements],
+            }
+        )
+    path.write_text(
+        json.dumps({"get_term": template, "search_term": searches}, ensure_ascii=False),
+        encoding="utf-8",
+    )
     return problems
 
 
@@ -505,6 +546,81 @@ def run_wrk(wrk: str, server: Server, requests_file: Path, args, expected: int =
     }
 
 
+# --- profile ----------------------------------------------------------------------------------
+
+# Where a sampled frame's time is booked, by the first matching path fragment (innermost frame
+# that matches wins, so "ORM" time inside a selector counts as ORM, not as the selector).
+BUCKETS = (
+    ("psycopg (driver, network wait)", ("psycopg/", "psycopg_binary", "psycopg_pool")),
+    ("ORM: build + compile SQL", ("django/db/models/sql/", "django/db/models/expressions",
+                                 "django/db/models/query_utils", "django/db/models/lookups",
+                                 "django/db/models/fields/", "django/db/models/functions")),
+    ("ORM: QuerySet, rows to objects", ("django/db/models/query.py", "django/db/models/base.py",
+                                        "django/db/models/manager.py")),
+    ("Django DB layer (cursor, connection)", ("django/db/backends/", "django/db/utils.py",
+                                              "django/db/__init__")),
+    ("jsonschema validation", ("jsonschema/", "referencing/", "rpds")),
+    ("JSON (orjson/json)", ("orjson", "json/")),
+    ("glossary selectors/search", ("glossary/",)),
+    ("MCP dispatcher and tools", ("mcp_endpoint/",)),
+    ("Django middleware", ("django/middleware/", "django/contrib/sessions",
+                           "django/contrib/auth", "django/contrib/messages", "whitenoise/")),
+    ("Django templates", ("django/template/",)),
+    ("Django request/response, URLs, signals", ("django/core/handlers", "django/http/",
+                                                "django/urls/", "django/dispatch/",
+                                                "django/core/", "django/utils/",
+                                                "django/conf/")),
+)  # fmt: skip
+
+
+def summarize_profile(raw: Path, top: int = 15) -> str:
+    """Buckets and hottest functions from py-spy's raw (collapsed-stack) output."""
+    buckets: dict[str, int] = {}
+    own: dict[str, int] = {}
+    total = 0
+    for line in raw.read_text().splitlines():
+        stack, _, count = line.rpartition(" ")
+        if not count.isdigit():
+            continue
+        n = int(count)
+        frames = stack.split(";")
+        total += n
+        where = "other (server loop, interpreter)"
+        for frame in reversed(frames):
+            hit = next((b for b, keys in BUCKETS if any(k in frame for k in keys)), None)
+            if hit:
+                where = hit
+                break
+        buckets[where] = buckets.get(where, 0) + n
+        own[frames[-1]] = own.get(frames[-1], 0) + n
+    if not total:
+        return "no samples"
+    lines = [f"{total} samples", "", "| where | share |", "|---|---:|"]
+    for name, n in sorted(buckets.items(), key=lambda kv: -kv[1]):
+        lines.append(f"| {name} | {100 * n / total:.1f}% |")
+    lines += ["", "Hottest functions (self time):", ""]
+    for frame, n in sorted(own.items(), key=lambda kv: -kv[1])[:top]:
+        lines.append(f"- {100 * n / total:5.1f}%  {frame}")
+    return "\n".join(lines)
+
+
+def profile(wrk: str, server: Server, requests_file: Path, args, out: Path) -> str:
+    """Sample the server's busiest process with py-spy while wrk drives it."""
+    pyspy = shutil.which("py-spy") or str(Path(sys.executable).parent / "py-spy")
+    if not Path(pyspy).exists():
+        return "py-spy not installed (.venv/bin/pip install py-spy)"
+    worker = server.pids()[-1]
+    spy = subprocess.Popen(
+        [pyspy, "record", "-p", str(worker), "-r", "500", "-f", "raw", "-o", str(out),
+         "-d", str(args.duration)],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+    time.sleep(0.5)
+    run_wrk(wrk, server, requests_file, args)
+    spy.wait()
+    return summarize_profile(out)
+
+
 # --- report ---------------------------------------------------------------------------------------
 
 
@@ -611,7 +727,15 @@ def main() -> None:
     parser.add_argument("--workload", type=int, default=50, help="queries and slugs rotated")
     parser.add_argument("--only", help="comma-separated scenario names to run")
     parser.add_argument("--no-write", action="store_true", help="do not update docs/benchmarks.md")
+    parser.add_argument(
+        "--reuse-db", action="store_true",
+        help="keep the slownik_bench database of an earlier run in the same cluster",
+    )  # fmt: skip
     parser.add_argument("--keep-running", action="store_true", help="serve until Ctrl-C")
+    parser.add_argument(
+        "--profile", action="store_true",
+        help="instead of the rounds, sample each selected scenario of ours with py-spy",
+    )  # fmt: skip
     args = parser.parse_args()
 
     if "DATABASE_URL" not in os.environ or not os.environ["DATABASE_URL"].startswith("postgres"):
@@ -623,7 +747,9 @@ def main() -> None:
     if hasattr(os, "sched_setaffinity"):
         os.sched_setaffinity(0, {int(LOAD_CPU)})
     wrk = ensure_wrk()
-    database_url = create_database(os.environ["DATABASE_URL"], "slownik_bench")
+    database_url, reused = create_database(
+        os.environ["DATABASE_URL"], "slownik_bench", reuse=args.reuse_db
+    )
     tmp = Path(tempfile.mkdtemp(prefix="bench-mcp-"))
     os.environ["STATIC_ROOT"] = str(tmp / "static")  # collectstatic, as production does
     setup_django(database_url)
@@ -631,23 +757,26 @@ def main() -> None:
     from django.core.management import call_command
 
     started = time.monotonic()
-    generator = load_glossary(args.terms, args.seed)
+    generator = "reused database" if reused else load_glossary(args.terms, args.seed)
     call_command("collectstatic", interactive=False, verbosity=0)
     log(f"loaded {args.terms:,} terms in {time.monotonic() - started:.1f} s ({generator})")
     queries, slugs = pick_workload(args.workload, args.seed)
 
     notes = []
-    problems = check_same_sql(queries, slugs)
+    statements = tmp / "statements.json"
+    problems = capture_reference_sql(queries, slugs, statements)
     if problems:
-        log("SQL differs between ours and the reference server:\n  " + "\n  ".join(problems[:3]))
-        notes.append(f"SQL check: {len(problems)} calls differ from the reference's SQL (see log)")
-    else:
-        notes.append(
-            f"SQL check: for all {len(queries)} queries and {len(slugs)} slugs the reference runs "
-            "statement-for-statement the SQL our selectors run."
-        )
+        sys.exit("cannot give the reference server our SQL:\n  " + "\n  ".join(problems[:5]))
+    notes.append(
+        f"Same SQL: the reference runs the statements captured from our selectors for all "
+        f"{len(queries)} queries and {len(slugs)} slugs (client-side binding, as Django)."
+    )
     our_sql = count_queries(queries, slugs)
-    ref_sql = {"search_term": 1, "get_term": 2}  # by construction, verified by the SQL check
+    captured = json.loads(statements.read_text(encoding="utf-8"))
+    ref_sql = {
+        "search_term": max(len(q["statements"]) for q in captured["search_term"]),
+        "get_term": 2,
+    }
 
     env = {**os.environ, **PROD_ENV, "DATABASE_URL": database_url, "PYTHONUNBUFFERED": "1"}
     venv_bin = Path(sys.executable).parent
@@ -661,7 +790,7 @@ def main() -> None:
     reference = Server(
         "reference",
         [sys.executable, str(ROOT / "bench" / "reference_server.py"), "--port",
-         str(rport := free_port())],
+         str(rport := free_port()), "--statements", str(statements)],
         env, rport, probe_mcp(REF_PATH),
     )  # fmt: skip
     servers = {"ours": ours, "reference": reference}
@@ -725,6 +854,15 @@ def main() -> None:
         if args.only:
             wanted = [w.strip() for w in args.only.split(",")]
             scenarios = {k: v for k, v in scenarios.items() if any(w in k for w in wanted)}
+
+        if args.profile:
+            for name, scenario in scenarios.items():
+                for key in ("ours", "reference"):
+                    if key in scenario["files"]:
+                        out = tmp / f"profile-{key}.txt"
+                        print(f"\n### Profile: {name}, {key}\n")
+                        print(profile(wrk, servers[key], scenario["files"][key], args, out))
+            return
 
         results: dict[str, dict] = {}
         for round_no in range(1, args.rounds + 1):

@@ -8,16 +8,23 @@ way its documentation shows, serving the same two glossary tools as Słownik wit
 - an `AsyncConnectionPool` (psycopg 3) opened once in the server's lifespan: async tools on an
   async pool are the idiomatic shape for an asyncio SDK server (no thread hop per call).
 
-The SQL strings below are the statements Django's ORM emits for `glossary.selectors.term_detail`
-and `glossary.search.term_search`, copied verbatim; `bench/mcp.py` re-captures our statements for
-every benchmark query and slug and refuses to compare if they differ (see `build_*` below).
-This module does not import Django: its request path is pure SDK + psycopg.
+"The same SQL" is enforced, not hand-copied: `bench/mcp.py` captures the statements our
+selectors run (`glossary.selectors.term_detail`, `glossary.search.term_search`) through Django's
+`execute_wrapper` and writes them to a JSON file given here as `--statements`:
+- `get_term`: the two statements as templates whose parameters are the slug, the term id, the
+  clock or constants; the capture checks the template reproduces every benchmark slug's SQL;
+- `search_term`: the exact statement and parameters per benchmark query (the engine's query
+  normalization, Polish stemming and typo keys are ours; the reference does not redo them, so
+  it does strictly less Python work per call than ours: the comparison is conservative).
+Only the clock (`published_at <= now`) is re-evaluated per call. This module does not import
+Django: its request path is SDK + psycopg only.
 
-    DATABASE_URL=postgres://... python bench/reference_server.py --port 8766
+    python bench/reference_server.py --port 8766 --statements statements.json
 """
 
 import argparse
 import contextlib
+import json
 import os
 import sys
 from collections.abc import AsyncIterator
@@ -30,105 +37,54 @@ from pydantic import BaseModel
 # SDK's `mcp` package: import from the project root instead.
 _here = Path(__file__).resolve().parent
 sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != _here]
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from mcp.server.mcpserver import Context, MCPServer  # noqa: E402
 from mcp.server.mcpserver.exceptions import ToolError  # noqa: E402
+from psycopg import AsyncClientCursor  # noqa: E402
 from psycopg_pool import AsyncConnectionPool  # noqa: E402
 
-from glossary.polish import fold  # noqa: E402 (pure Python: the same normalization as ours)
-
 SITE_URL = os.environ.get("SITE_URL", "http://127.0.0.1:8000").rstrip("/")
-MAX_QUERY_LENGTH = 200
-PUBLISHED = "published"
-
-# --- the SQL (verbatim from the ORM; placeholders in the ORM's order) ---------------------------
-
-TERM_SQL = (
-    'SELECT "glossary_term"."id", "glossary_term"."status", "glossary_term"."published_at", '
-    '"glossary_term"."created_at", "glossary_term"."updated_at", "glossary_term"."last_editor_id", '
-    '"glossary_term"."name", "glossary_term"."slug", "glossary_term"."short_definition", '
-    '"glossary_term"."body", "glossary_term"."body_html", "glossary_term"."synonyms", '
-    '"glossary_term"."sort_key", "glossary_term"."letter", "glossary_term"."name_folded", '
-    '"glossary_term"."search_text", "auth_user"."id", "auth_user"."password", '
-    '"auth_user"."last_login", "auth_user"."is_superuser", "auth_user"."username", '
-    '"auth_user"."first_name", "auth_user"."last_name", "auth_user"."email", '
-    '"auth_user"."is_staff", "auth_user"."is_active", "auth_user"."date_joined" '
-    'FROM "glossary_term" LEFT OUTER JOIN "auth_user" '
-    'ON ("glossary_term"."last_editor_id" = "auth_user"."id") '
-    'WHERE ("glossary_term"."published_at" <= %s AND "glossary_term"."status" = %s '
-    'AND "glossary_term"."slug" = %s) '
-    'ORDER BY "glossary_term"."sort_key" ASC, "glossary_term"."id" ASC LIMIT 1'
-)
-
-LINKS_SQL = (
-    '(SELECT %s AS "_kind", "glossary_category"."id" AS "id", '
-    '"glossary_category"."slug" AS "slug", '
-    '"glossary_category"."name" AS "_title", "glossary_category"."description" AS "_summary", '
-    '("glossary_category"."name")::varchar AS "_sort" FROM "glossary_category" '
-    'INNER JOIN "glossary_term_categories" '
-    'ON ("glossary_category"."id" = "glossary_term_categories"."category_id") '
-    'WHERE "glossary_term_categories"."term_id" = %s) '
-    'UNION ALL (SELECT %s AS "_kind", "glossary_term"."id" AS "id", '
-    '"glossary_term"."slug" AS "slug", '
-    '"glossary_term"."name" AS "_title", "glossary_term"."short_definition" AS "_summary", '
-    '("glossary_term"."sort_key")::varchar AS "_sort" FROM "glossary_term" '
-    'INNER JOIN "glossary_term_related" '
-    'ON ("glossary_term"."id" = "glossary_term_related"."from_term_id") '
-    'WHERE ("glossary_term"."published_at" <= %s AND "glossary_term"."status" = %s '
-    'AND "glossary_term_related"."to_term_id" = %s)) '
-    'UNION ALL (SELECT %s AS "_kind", "glossary_article"."id" AS "id", '
-    '"glossary_article"."slug" AS "slug", "glossary_article"."title" AS "_title", '
-    '"glossary_article"."lead" AS "_summary", '
-    '("glossary_article"."published_at")::varchar AS "_sort" '
-    'FROM "glossary_article" INNER JOIN "glossary_article_terms" '
-    'ON ("glossary_article"."id" = "glossary_article_terms"."article_id") '
-    'WHERE ("glossary_article"."published_at" <= %s AND "glossary_article"."status" = %s '
-    'AND "glossary_article_terms"."term_id" = %s))'
-)
-
-SEARCH_SQL_HEAD = (
-    'SELECT "glossary_term"."id" AS "id", "glossary_term"."slug" AS "slug", '
-    '"glossary_term"."name" AS "name", "glossary_term"."short_definition" AS "short_definition", '
-    'CASE WHEN "glossary_term"."name_folded" = %s THEN %s '
-    'WHEN "glossary_term"."search_text"::text LIKE %s THEN %s '
-    'WHEN "glossary_term"."name_folded"::text LIKE %s THEN %s '
-    'WHEN "glossary_term"."name_folded"::text LIKE %s THEN %s ELSE %s END AS "rank" '
-    'FROM "glossary_term" '
-    'WHERE ("glossary_term"."published_at" <= %s AND "glossary_term"."status" = %s'
-)
-SEARCH_SQL_WORD = ' AND "glossary_term"."search_text"::text LIKE %s'
-SEARCH_SQL_TAIL = ') ORDER BY 5 DESC, "glossary_term"."sort_key" ASC, 1 ASC LIMIT %d'
 
 
-def _like(text: str) -> str:
-    # Django escapes LIKE wildcards in `contains`/`startswith` values the same way.
-    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+class Statements:
+    """The captured SQL (see the module docstring), with parameters filled per call."""
+
+    def __init__(self, data: dict) -> None:
+        self.term, self.links = data["get_term"]["term"], data["get_term"]["links"]
+        self.search = {(q["query"], q["limit"]): q["statements"] for q in data["search_term"]}
+
+    @staticmethod
+    def _fill(spec: list, now: datetime, values: dict) -> tuple:
+        out = []
+        for kind, value in spec:
+            out.append(now if kind == "now" else values.get(kind, value))
+        return tuple(out)
+
+    def term_sql(self, slug: str, now: datetime) -> tuple[str, tuple]:
+        return self.term["sql"], self._fill(self.term["params"], now, {"slug": slug})
+
+    def links_sql(self, term_id: int, now: datetime) -> tuple[str, tuple]:
+        return self.links["sql"], self._fill(self.links["params"], now, {"id": term_id})
+
+    def search_sql(self, query: str, limit: int, now: datetime) -> list[tuple[str, tuple]]:
+        statements = self.search.get((query, limit))
+        if statements is None:
+            raise ToolError(f"query {query!r} was not captured by bench/mcp.py")
+        return [(st["sql"], self._fill(st["params"], now, {})) for st in statements]
 
 
-def normalize_query(query: str) -> str:
-    return fold(query or "")[:MAX_QUERY_LENGTH]
+def _columns(cursor, row) -> dict:
+    """The row by column name (the first of duplicate names: the term's, before joined ones)."""
+    out: dict = {}
+    for column, value in zip(cursor.description, row, strict=True):
+        out.setdefault(column.name, value)
+    return out
 
 
-def build_search(query: str, limit: int, now: datetime) -> tuple[str, tuple] | None:
-    """The statement and parameters `term_search(query=…, limit=…)` runs (None: no query)."""
-    q = normalize_query(query)
-    if not q:
-        return None
-    words = q.split()
-    lq = _like(q)
-    sql = SEARCH_SQL_HEAD + SEARCH_SQL_WORD * len(words) + SEARCH_SQL_TAIL % limit
-    params = (q, 100, f"% {lq} %", 80, f"{lq}%", 60, f"%{lq}%", 40, 20, now, PUBLISHED)
-    return sql, params + tuple(f"%{_like(w)}%" for w in words)
-
-
-def build_term(slug: str, now: datetime) -> tuple[str, tuple]:
-    return TERM_SQL, (now, PUBLISHED, slug)
-
-
-def build_links(term_id: int, now: datetime) -> tuple[str, tuple]:
-    return LINKS_SQL, ("category", term_id, "term", now, PUBLISHED, term_id, "article", now,
-                       PUBLISHED, term_id)  # fmt: skip
+def _score(row) -> float:
+    """The rank our engine reports, roughly: its tier (and closeness, when selected) scaled."""
+    tier = row[4] if len(row) > 4 and isinstance(row[4], (int, float)) else 1
+    return round(float(tier) / 7, 4)
 
 
 # --- the MCP server ---------------------------------------------------------------------------
@@ -180,12 +136,14 @@ class TermResult(BaseModel):
     updatedAt: str | None
 
 
-def build_server():
+def build_server(statements: Statements) -> MCPServer:
     @contextlib.asynccontextmanager
     async def lifespan(server) -> AsyncIterator[dict]:
+        # Client-side binding, as Django's psycopg backend uses: the very same SQL text reaches
+        # PostgreSQL from both servers.
         pool = AsyncConnectionPool(
             os.environ["DATABASE_URL"], min_size=4, max_size=4, open=False,
-            kwargs={"autocommit": True},
+            kwargs={"autocommit": True, "cursor_factory": AsyncClientCursor},
         )  # fmt: skip
         await pool.open(wait=True)
         try:
@@ -199,17 +157,16 @@ def build_server():
 
     @server.tool(description="Search glossary terms by name, synonym or definition.")
     async def search_term(query: str, ctx: Context, limit: int = 10) -> SearchResult:
-        built = build_search(query, max(1, min(limit, 50)), datetime.now(UTC))
         rows = []
-        if built is not None:
-            async with ctx.request_context.lifespan_context["pool"].connection() as conn:
-                rows = await (await conn.execute(*built)).fetchall()
+        async with ctx.request_context.lifespan_context["pool"].connection() as conn:
+            for sql, params in statements.search_sql(query, limit, datetime.now(UTC)):
+                rows = await (await conn.execute(sql, params)).fetchall()
         return SearchResult(
             query=query,
             results=[
-                TermHit(name=name, slug=slug, shortDefinition=short,
-                        url=f"{SITE_URL}/slownik/{slug}/", score=rank / 100)
-                for _pk, slug, name, short, rank in rows
+                TermHit(name=row[2], slug=row[1], shortDefinition=row[3],
+                        url=f"{SITE_URL}/slownik/{row[1]}/", score=_score(row))
+                for row in rows
             ],
         )  # fmt: skip
 
@@ -217,10 +174,12 @@ def build_server():
     async def get_term(slug: str, ctx: Context) -> TermResult:
         now = datetime.now(UTC)
         async with ctx.request_context.lifespan_context["pool"].connection() as conn:
-            row = await (await conn.execute(*build_term(slug, now))).fetchone()
+            cursor = await conn.execute(*statements.term_sql(slug, now))
+            row = await cursor.fetchone()
             if row is None:
                 raise ToolError(f"Unknown term {slug!r}.")
-            links = await (await conn.execute(*build_links(row[0], now))).fetchall()
+            term = _columns(cursor, row)
+            links = await (await conn.execute(*statements.links_sql(term["id"], now))).fetchall()
         categories, related, articles = [], [], []
         for kind, _pk, lslug, title, summary, _sort in sorted(links, key=lambda r: r[5]):
             if kind == "category":
@@ -233,9 +192,10 @@ def build_server():
                 )
         articles.reverse()  # newest first, as ours
         return TermResult(
-            name=row[6], slug=row[7], shortDefinition=row[8], body=row[9], synonyms=row[11],
-            categories=categories, related=related, articles=articles,
-            url=f"{SITE_URL}/slownik/{row[7]}/", updatedAt=row[4].isoformat(),
+            name=term["name"], slug=term["slug"], shortDefinition=term["short_definition"],
+            body=term["body"], synonyms=term["synonyms"], categories=categories, related=related,
+            articles=articles, url=f"{SITE_URL}/slownik/{term['slug']}/",
+            updatedAt=term["updated_at"].isoformat(),
         )  # fmt: skip
 
     return server
@@ -247,8 +207,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=8766)
+    parser.add_argument("--statements", required=True, help="JSON written by bench/mcp.py")
     args = parser.parse_args()
-    app = build_server().streamable_http_app(
+    statements = Statements(json.loads(Path(args.statements).read_text(encoding="utf-8")))
+    app = build_server(statements).streamable_http_app(
         stateless_http=True, json_response=True, host=args.host
     )
     uvicorn.run(app, host=args.host, port=args.port, workers=1, log_level="warning",
