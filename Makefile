@@ -7,7 +7,7 @@ PORT ?= 8000
 HOST ?= 127.0.0.1
 
 .DEFAULT_GOAL := help
-.PHONY: help run test test-postgres test-sqlite test-live conformance conformance-install lint format superuser migrate demo bench clean
+.PHONY: help run test test-postgres test-sqlite test-live conformance conformance-install redis-server lint format superuser migrate demo bench clean
 
 help:
 	@echo "make run        serve the demo glossary at http://$(HOST):$(PORT) (SQLite, no setup)"
@@ -59,16 +59,20 @@ format: $(VENV)/.installed-dev
 conformance-install:
 	scripts/conformance install
 
-test-postgres: $(VENV)/.installed-dev conformance-install
+# The multi-process live-update tests start a private Redis; install the server if missing.
+redis-server:
+	scripts/ensure-redis
+
+test-postgres: $(VENV)/.installed-dev conformance-install redis-server
 	scripts/with-postgres $(VENV)/bin/pytest -q $(PYTEST_ARGS)
 
-test-sqlite: $(VENV)/.installed-dev
+test-sqlite: $(VENV)/.installed-dev redis-server
 	env -u DATABASE_URL $(VENV)/bin/pytest -q $(PYTEST_ARGS)
 
 test: lint test-postgres test-sqlite
 
 # A live server process on its own database, driven by the SDK client, curl bytes and the suite.
-test-live: $(VENV)/.installed-dev conformance-install
+test-live: $(VENV)/.installed-dev conformance-install redis-server
 	scripts/with-postgres $(VENV)/bin/pytest -q -m live $(PYTEST_ARGS)
 
 conformance: $(VENV)/.installed-dev conformance-install

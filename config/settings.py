@@ -7,6 +7,7 @@ One module for every environment: development defaults are safe and need nothing
 
 import os
 from pathlib import Path
+from urllib.parse import parse_qs, unquote, urlsplit
 
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
@@ -23,6 +24,33 @@ def env_bool(name: str, default: bool) -> bool:
 
 def env_list(name: str, default: str = "") -> list[str]:
     return [item.strip() for item in os.environ.get(name, default).split(",") if item.strip()]
+
+
+def redis_options(url: str) -> dict:
+    """`redis://[user:password@]host[:port][/db]`, `rediss://…` or `unix:///path?db=N` as
+    keyword arguments that both redis.Redis and redis.asyncio.Redis accept (django-eventstream
+    builds one of each from the same dict)."""
+    parts = urlsplit(url)
+    query = parse_qs(parts.query)
+    if parts.scheme == "unix":
+        options: dict = {"unix_socket_path": unquote(parts.path)}
+        db = query.get("db", ["0"])[0]
+    elif parts.scheme in ("redis", "rediss"):
+        options = {"host": parts.hostname or "localhost", "port": parts.port or 6379}
+        if parts.scheme == "rediss":
+            options["ssl"] = True
+        db = parts.path.strip("/") or query.get("db", ["0"])[0]
+    else:
+        raise ImproperlyConfigured(f"REDIS_URL must be redis://, rediss:// or unix://, got {url!r}")
+    if parts.username:
+        options["username"] = unquote(parts.username)
+    if parts.password:
+        options["password"] = unquote(parts.password)
+    try:
+        options["db"] = int(db)
+    except ValueError as exc:
+        raise ImproperlyConfigured(f"REDIS_URL names an invalid database: {db!r}") from exc
+    return options
 
 
 def env_int(name: str, default: int) -> int:
@@ -189,3 +217,15 @@ MCP_SERVER_VERSION = os.environ.get("MCP_SERVER_VERSION", "0.1.0")
 MCP_ALLOWED_ORIGINS = env_list("MCP_ALLOWED_ORIGINS", "http://127.0.0.1:8000,http://localhost:8000")
 MCP_MAX_BODY_BYTES = env_int("MCP_MAX_BODY_BYTES", 1_000_000)
 MCP_PAGE_SIZE = env_int("MCP_PAGE_SIZE", 50)
+
+# --- Live updates: server-sent events (django-eventstream) ------------------------------
+# Content-change events (glossary/events.py) go to stored channels, so a burst loses nothing
+# and a reconnecting client replays what it missed; the storage gives its database connection
+# back after every read, so an open stream holds none (glossary/eventstream.py).
+EVENTSTREAM_STORAGE_CLASS = "glossary.eventstream.ReleasingDjangoModelStorage"
+EVENTSTREAM_CHANNELMANAGER_CLASS = "glossary.eventstream.GlossaryChannelManager"
+# More than one server process: every event goes through Redis to every process's streams.
+# Without it an edit reaches only the streams of the process that made it.
+REDIS_URL = os.environ.get("REDIS_URL", "")
+if REDIS_URL:
+    EVENTSTREAM_REDIS = redis_options(REDIS_URL)

@@ -24,6 +24,7 @@ from django.db.models import CharField, Q, Value
 from django.db.models.functions import Cast, Concat
 from django.utils import timezone
 
+from . import events
 from .importexport import ImportErrors, RowError, SourceRow
 from .models import SHORT_DEFINITION_MAX, Article, Category, Series, Status, Term, clean_synonyms
 from .polish import polish_slugify, sort_key
@@ -463,6 +464,8 @@ def import_terms(
     for chunk in _chunks(missing):  # backends that cannot return ids from a bulk insert
         id_by_slug.update(Term.objects.filter(slug__in=chunk).values_list("slug", "id"))
     id_by_slug.update((term.slug, term.pk) for term in to_create if term.pk is not None)
+    # Bulk writes send no model signals: live pages and MCP subscribers hear of them here.
+    events.entries_changed(written)
 
     say("Zapisywanie kategorii i powiązań pojęć…")
     stale = [

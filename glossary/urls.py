@@ -4,6 +4,7 @@ from django.contrib.sitemaps.views import sitemap
 from django.urls import path
 
 from . import views
+from .eventstream import entry_events
 from .feeds import ArticleFeed
 from .sitemaps import SITEMAPS
 
@@ -12,10 +13,18 @@ urlpatterns = [
     path("", views.HomeView.as_view(), name="home"),
     path("slownik/", views.IndexView.as_view(), name="index"),
     path("slownik/<slug:slug>/", views.term_view, name="term"),
+    # Live updates for an open page (server-sent events; glossary/eventstream.py).
+    path("slownik/<slug:slug>/zdarzenia/", entry_events, {"kind": "term"}, name="term-events"),
     path("artykuly/", views.ArticleListView.as_view(), name="articles"),
     # "atom.xml" cannot collide with an article: slugs have no dots.
     path("artykuly/atom.xml", ArticleFeed(), name="feed"),
     path("artykuly/<slug:slug>/", views.article_view, name="article"),
+    path(
+        "artykuly/<slug:slug>/zdarzenia/",
+        entry_events,
+        {"kind": "article"},
+        name="article-events",
+    ),
     path("szukaj/", views.search_view, name="search"),
     path("sitemap.xml", sitemap, {"sitemaps": SITEMAPS}, name="sitemap"),
 ]
