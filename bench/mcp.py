@@ -573,17 +573,25 @@ BUCKETS = (
 )  # fmt: skip
 
 
+# Leaf frames that wait rather than compute (blocking on the database socket, an idle thread).
+IDLE = ("Condition.wait", "Connection.wait (psycopg", "wait (threading", "select (", "epoll",
+        "_run_once (asyncio/base_events", "poll (")  # fmt: skip
+
+
 def summarize_profile(raw: Path, top: int = 15) -> str:
     """Buckets and hottest functions from py-spy's raw (collapsed-stack) output."""
     buckets: dict[str, int] = {}
     own: dict[str, int] = {}
-    total = 0
+    total = idle = 0
     for line in raw.read_text().splitlines():
         stack, _, count = line.rpartition(" ")
         if not count.isdigit():
             continue
         n = int(count)
         frames = stack.split(";")
+        if any(w in frames[-1] for w in IDLE):
+            idle += n
+            continue
         total += n
         where = "other (server loop, interpreter)"
         for frame in reversed(frames):
@@ -595,7 +603,12 @@ def summarize_profile(raw: Path, top: int = 15) -> str:
         own[frames[-1]] = own.get(frames[-1], 0) + n
     if not total:
         return "no samples"
-    lines = [f"{total} samples", "", "| where | share |", "|---|---:|"]
+    lines = [
+        f"{total} busy samples (plus {idle} waiting: for PostgreSQL, for a request, idle)",
+        "",
+        "| where (share of busy samples) | share |",
+        "|---|---:|",
+    ]
     for name, n in sorted(buckets.items(), key=lambda kv: -kv[1]):
         lines.append(f"| {name} | {100 * n / total:.1f}% |")
     lines += ["", "Hottest functions (self time):", ""]
@@ -611,7 +624,7 @@ def profile(wrk: str, server: Server, requests_file: Path, args, out: Path) -> s
         return "py-spy not installed (.venv/bin/pip install py-spy)"
     worker = server.pids()[-1]
     spy = subprocess.Popen(
-        [pyspy, "record", "-p", str(worker), "-r", "500", "-f", "raw", "-o", str(out),
+        [pyspy, "record", "-p", str(worker), "-r", "500", "--gil", "-f", "raw", "-o", str(out),
          "-d", str(args.duration)],
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
     )  # fmt: skip
