@@ -76,22 +76,96 @@ def _tail(path: Path, lines: int = 60) -> str:
     return "\n".join(text.splitlines()[-lines:]) or "(empty)"
 
 
+class ServerProcess:
+    """One server process on its own loopback port, serving an environment LiveServer prepared.
+
+    The port-dependent settings (the site's own URL, the allowed Origins) follow the port, so the
+    conformance suite's DNS-rebinding check sees its own origin accepted on every process."""
+
+    def __init__(self, env: dict[str, str], workdir: Path, name: str = "server") -> None:
+        self.name = name
+        self.port = free_port()
+        self.url = f"http://{HOST}:{self.port}"
+        self.mcp_url = self.url + MCP_PATH
+        self.env = dict(env)
+        self.env["SITE_URL"] = self.url
+        self.env["MCP_ALLOWED_ORIGINS"] = f"{self.url},http://localhost:{self.port}"
+        self.stdout_path = workdir / f"{name}.stdout.log"
+        self.stderr_path = workdir / f"{name}.stderr.log"
+        self.process: subprocess.Popen | None = None
+
+    @property
+    def command(self) -> list[str]:
+        return [part.format(host=HOST, port=self.port) for part in SERVER_COMMAND]
+
+    def start(self) -> ServerProcess:
+        with self.stdout_path.open("wb") as out, self.stderr_path.open("wb") as err:
+            self.process = subprocess.Popen(
+                self.command,
+                cwd=ROOT,
+                env=self.env,
+                stdout=out,
+                stderr=err,
+                preexec_fn=_die_with_parent,
+            )
+        self._wait_until_ready()
+        return self
+
+    def _wait_until_ready(self) -> None:
+        """Any HTTP answer means the app is imported and the socket is bound."""
+        deadline = time.monotonic() + STARTUP_TIMEOUT
+        last_error: Exception | None = None
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise RuntimeError(
+                    f"live {self.name} exited with {self.process.returncode} during startup\n"
+                    f"{self.stderr_tail()}"
+                )
+            conn = http.client.HTTPConnection(HOST, self.port, timeout=2)
+            try:
+                conn.request("GET", "/wp-json/")
+                conn.getresponse().read()
+                return
+            except OSError as exc:
+                last_error = exc
+                time.sleep(0.1)
+            finally:
+                conn.close()
+        raise RuntimeError(
+            f"live {self.name} did not answer within {STARTUP_TIMEOUT:.0f}s ({last_error})\n"
+            f"{self.stderr_tail()}"
+        )
+
+    def stop(self) -> None:
+        """SIGTERM, and SIGKILL if it does not exit in time."""
+        if self.process and self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(STOP_TIMEOUT)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait(STOP_TIMEOUT)
+
+    def stderr_tail(self, lines: int = 60) -> str:
+        return (
+            f"--- live {self.name} stderr (last {lines} lines) ---\n"
+            f"{_tail(self.stderr_path, lines)}"
+        )
+
+
 class LiveServer:
     """Creates the database, fills it, serves it, and tears everything down again."""
 
     def __init__(self, *, base_env: dict[str, str] | None = None) -> None:
         self.base_env = dict(os.environ if base_env is None else base_env)
-        self.port = free_port()
-        self.url = f"http://{HOST}:{self.port}"
-        self.mcp_url = self.url + MCP_PATH
         self.workdir = Path(tempfile.mkdtemp(prefix="slownik-live-"))
-        self.stderr_path = self.workdir / "server.stderr.log"
-        self.stdout_path = self.workdir / "server.stdout.log"
-        self.process: subprocess.Popen | None = None
         self._pg_admin: dict | None = None
         self._pg_name: str | None = None
         self.database_url = self._create_database()
-        self.env = self._server_env()
+        self.server = ServerProcess(self._server_env(), self.workdir)
+        self.env = self.server.env  # also what manage.py and mcp_stdio run with
+        self.port, self.url, self.mcp_url = self.server.port, self.server.url, self.server.mcp_url
+        self._siblings: list[ServerProcess] = []
 
     # --- database -------------------------------------------------------------------------
     @property
@@ -147,9 +221,7 @@ class LiveServer:
                 "ALLOWED_HOSTS": f"{HOST},localhost",
                 "SECURE_SSL_REDIRECT": "0",
                 "SECURE_HSTS_SECONDS": "0",
-                "SITE_URL": self.url,
                 "STATIC_ROOT": str(self.workdir / "static"),
-                "MCP_ALLOWED_ORIGINS": f"{self.url},http://localhost:{self.port}",
                 "MCP_PAGE_SIZE": str(PAGE_SIZE),
                 "LOG_LEVEL": "WARNING",
                 "PYTHONUNBUFFERED": "1",
@@ -184,10 +256,10 @@ class LiveServer:
         """Run `manage.py <args>` against the live database; fails with its output."""
         self._finish(self._spawn_manage(*args), timeout)
 
-    # --- process --------------------------------------------------------------------------
+    # --- processes ------------------------------------------------------------------------
     @property
-    def command(self) -> list[str]:
-        return [part.format(host=HOST, port=self.port) for part in SERVER_COMMAND]
+    def process(self) -> subprocess.Popen | None:
+        return self.server.process
 
     def start(self) -> None:
         # DEBUG=0 serves hashed static names from a manifest (pages, error pages), so collect;
@@ -198,51 +270,19 @@ class LiveServer:
             self.manage("load_demo")
         finally:
             self._finish(collect)
-        with self.stdout_path.open("wb") as out, self.stderr_path.open("wb") as err:
-            self.process = subprocess.Popen(
-                self.command,
-                cwd=ROOT,
-                env=self.env,
-                stdout=out,
-                stderr=err,
-                preexec_fn=_die_with_parent,
-            )
-        self._wait_until_ready()
+        self.server.start()
 
-    def _wait_until_ready(self) -> None:
-        """Any HTTP answer means the app is imported and the socket is bound."""
-        deadline = time.monotonic() + STARTUP_TIMEOUT
-        last_error: Exception | None = None
-        while time.monotonic() < deadline:
-            if self.process.poll() is not None:
-                raise RuntimeError(
-                    f"live server exited with {self.process.returncode} during startup\n"
-                    f"{self.stderr_tail()}"
-                )
-            conn = http.client.HTTPConnection(HOST, self.port, timeout=2)
-            try:
-                conn.request("GET", "/wp-json/")
-                conn.getresponse().read()
-                return
-            except OSError as exc:
-                last_error = exc
-                time.sleep(0.1)
-            finally:
-                conn.close()
-        raise RuntimeError(
-            f"live server did not answer within {STARTUP_TIMEOUT:.0f}s ({last_error})\n"
-            f"{self.stderr_tail()}"
-        )
+    def spawn(self, name: str, **env: str) -> ServerProcess:
+        """Another server process on the same database, with some settings changed (e.g. test
+        fixtures switched on); stopped with this one at the latest."""
+        sibling = ServerProcess({**self.env, **env}, self.workdir, name)
+        self._siblings.append(sibling)
+        return sibling.start()
 
     def stop(self) -> None:
         try:
-            if self.process and self.process.poll() is None:
-                self.process.terminate()
-                try:
-                    self.process.wait(STOP_TIMEOUT)
-                except subprocess.TimeoutExpired:
-                    self.process.kill()
-                    self.process.wait(STOP_TIMEOUT)
+            for process in [*self._siblings, self.server]:
+                process.stop()
         finally:
             try:
                 self._drop_database()
@@ -250,7 +290,7 @@ class LiveServer:
                 shutil.rmtree(self.workdir, ignore_errors=True)
 
     def stderr_tail(self, lines: int = 60) -> str:
-        return f"--- live server stderr (last {lines} lines) ---\n{_tail(self.stderr_path, lines)}"
+        return self.server.stderr_tail(lines)
 
     # --- helpers for tests ----------------------------------------------------------------
     def stdio_env(self) -> dict[str, str]:
