@@ -217,6 +217,9 @@ MCP_SERVER_VERSION = os.environ.get("MCP_SERVER_VERSION", "0.1.0")
 MCP_ALLOWED_ORIGINS = env_list("MCP_ALLOWED_ORIGINS", "http://127.0.0.1:8000,http://localhost:8000")
 MCP_MAX_BODY_BYTES = env_int("MCP_MAX_BODY_BYTES", 1_000_000)
 MCP_PAGE_SIZE = env_int("MCP_PAGE_SIZE", 50)
+# The official conformance suite's fixture tools, resources and prompts (test_*, test://...):
+# for the suite's runs only (tests, CI); production lists only the glossary's own features.
+MCP_CONFORMANCE_FIXTURES = env_bool("MCP_CONFORMANCE_FIXTURES", False)
 
 # --- Live updates: server-sent events (django-eventstream) ------------------------------
 # Content-change events (glossary/events.py) go to stored channels, so a burst loses nothing

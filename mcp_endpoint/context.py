@@ -30,3 +30,11 @@ class RequestContext:
     base_url: str = field(default_factory=lambda: settings.SITE_URL)
     # Lower-cased MCP request headers (HTTP only), checked against the body in the modern era.
     headers: Mapping[str, str] | None = None
+    # Asking the client for input (client_requests.ask): the legacy transports' way to send a
+    # JSON-RPC request to the client and wait for its answer (None: no channel to the client),
+    # and the modern era's answers so far (MRTR inputResponses plus those the requestState
+    # carries) with whether a requestState was presented and verified.
+    send_request: Callable[[str, dict], dict] | None = None
+    input_responses: dict | None = None
+    answers: dict | None = None
+    state_verified: bool = False

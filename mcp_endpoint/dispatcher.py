@@ -17,6 +17,7 @@ from typing import Any
 
 import orjson
 
+from . import client_requests
 from . import methods as _methods  # noqa: F401  (fills the method table)
 from . import protocol as p
 from .context import RequestContext
@@ -143,13 +144,20 @@ def _call(method_name: str, params: dict, meta, ctx: RequestContext, in_batch: b
     problem = first_error(entry.validator, params)
     if problem:
         raise InvalidParams(f"Invalid params for {method_name}: {problem}")
-    result = entry.handler(params, ctx)
-    if ctx.era == p.MODERN:
+    if ctx.era != p.MODERN:
+        return entry.handler(params, ctx)
+    client_requests.begin(method_name, params, ctx)
+    try:
+        result = entry.handler(params, ctx)
+    except client_requests.InputRequired as exc:
+        # MRTR (SEP-2322): the handler needs the client's input first.
+        result = client_requests.input_required_result(exc, method_name, params, ctx)
+    else:
         result["resultType"] = "complete"
-        result.setdefault(p.META, {})[p.META_SERVER_INFO] = p.server_info()
         if entry.cacheable:
             result["ttlMs"] = p.CACHE_TTL_MS
             result["cacheScope"] = p.CACHE_SCOPE
+    result.setdefault(p.META, {})[p.META_SERVER_INFO] = p.server_info()
     return result
 
 

@@ -23,6 +23,9 @@ from .registry import (
 )
 from .resources import list_resources, read_resource
 
+if settings.MCP_CONFORMANCE_FIXTURES:
+    from . import conformance_fixtures as _fixtures  # noqa: F401  (registers the fixtures)
+
 OBJECT = {"type": "object"}
 CURSOR = {"type": "object", "properties": {"cursor": {"type": "string"}}}
 URI = {"type": "object", "properties": {"uri": {"type": "string"}}, "required": ["uri"]}
@@ -145,7 +148,11 @@ def tools_call(params: dict, ctx) -> dict:
             "isError": True,
         }
     outcome = tool.handler(arguments, ctx)
-    result = {"content": [{"type": "text", "text": outcome.text}], "isError": outcome.is_error}
+    if outcome.content is not None:
+        content = list(outcome.content)
+    else:
+        content = [{"type": "text", "text": outcome.text}]
+    result = {"content": content, "isError": outcome.is_error}
     if outcome.structured is not None and not outcome.is_error:
         result["structuredContent"] = outcome.structured
     return result

@@ -78,6 +78,9 @@ class ToolResult:
     text: str
     structured: dict | None = None
     is_error: bool = False
+    # Content blocks other than the one text block (image, audio, embedded resource, ...):
+    # when given, they are the result's `content`, and `text` is not added to it.
+    content: tuple[dict, ...] | None = None
 
     @classmethod
     def error(cls, text: str) -> "ToolResult":
@@ -90,35 +93,47 @@ class Tool:
     title: str
     description: str
     input_schema: dict
-    output_schema: dict
+    output_schema: dict | None
     handler: Callable  # (arguments: dict, ctx) -> ToolResult
     annotations: dict = field(default_factory=dict)
     validator: Draft202012Validator | None = None
 
     def definition(self) -> dict:
-        return {
+        definition = {
             "name": self.name,
             "title": self.title,
             "description": self.description,
             "inputSchema": self.input_schema,
-            "outputSchema": self.output_schema,
-            "annotations": {"title": self.title, **self.annotations},
         }
+        if self.output_schema is not None:
+            definition["outputSchema"] = self.output_schema
+        definition["annotations"] = {"title": self.title, **self.annotations}
+        return definition
 
 
 TOOLS: dict[str, Tool] = {}
 READ_ONLY = {"readOnlyHint": True, "openWorldHint": False}
 
 
-def tool(*, name: str, title: str, description: str, input_schema: dict, output_schema: dict):
-    """Declare a read-only tool whose handler is `handler(arguments, ctx) -> ToolResult`."""
+def tool(
+    *,
+    name: str,
+    title: str,
+    description: str,
+    input_schema: dict,
+    output_schema: dict | None,
+    annotations: dict = READ_ONLY,
+):
+    """Declare a tool whose handler is `handler(arguments, ctx) -> ToolResult` (read-only
+    unless `annotations` say otherwise; `output_schema=None` for unstructured results)."""
 
     def register(handler):
         if name in TOOLS:
             raise ImproperlyConfigured(f"MCP tool {name!r} is declared twice")
-        compile_schema(output_schema)
+        if output_schema is not None:
+            compile_schema(output_schema)
         TOOLS[name] = Tool(
-            name, title, description, input_schema, output_schema, handler, READ_ONLY,
+            name, title, description, input_schema, output_schema, handler, annotations,
             compile_schema(input_schema),
         )  # fmt: skip
         return handler
@@ -191,6 +206,7 @@ class ResourceTemplate:
     prefix: str  # the URI up to the slug, e.g. "glossary://terms/"
     read: Callable  # (slug, ctx) -> dict (a resource contents object) or None
     complete: Callable[[str], list[str]]  # (prefix) -> slugs
+    suffix: str = ""  # the URI after the slug, e.g. "/data" in "test://template/{id}/data"
 
     def definition(self) -> dict:
         return {
@@ -210,3 +226,34 @@ def resource_template(template: ResourceTemplate) -> ResourceTemplate:
         raise ImproperlyConfigured(f"MCP resource template {template.uri_template!r} twice")
     RESOURCE_TEMPLATES[template.uri_template] = template
     return template
+
+
+@dataclass(frozen=True)
+class Resource:
+    """One concrete resource with a fixed URI (listed first by `resources/list`)."""
+
+    uri: str
+    name: str
+    title: str
+    description: str
+    mime_type: str
+    read: Callable  # (ctx) -> dict (a resource contents object)
+
+    def definition(self) -> dict:
+        return {
+            "uri": self.uri,
+            "name": self.name,
+            "title": self.title,
+            "description": self.description,
+            "mimeType": self.mime_type,
+        }
+
+
+RESOURCES: dict[str, Resource] = {}
+
+
+def resource(item: Resource) -> Resource:
+    if item.uri in RESOURCES:
+        raise ImproperlyConfigured(f"MCP resource {item.uri!r} is declared twice")
+    RESOURCES[item.uri] = item
+    return item

@@ -23,7 +23,7 @@ from .documents import (
 )
 from .errors import InvalidParams
 from .pagination import make_cursor, read_cursor
-from .registry import RESOURCE_TEMPLATES, ResourceTemplate, resource_template
+from .registry import RESOURCE_TEMPLATES, RESOURCES, ResourceTemplate, resource_template
 
 
 def read_term(slug: str, ctx) -> dict | None:
@@ -77,9 +77,12 @@ ARTICLES = resource_template(
 
 def read_resource(uri: str, ctx) -> dict | None:
     """The contents object for `uri`, or None when no published entry has that URI."""
+    fixed = RESOURCES.get(uri)
+    if fixed is not None:
+        return fixed.read(ctx)
     for template in RESOURCE_TEMPLATES.values():
-        if uri.startswith(template.prefix):
-            slug = uri[len(template.prefix) :]
+        if uri.startswith(template.prefix) and uri.endswith(template.suffix):
+            slug = uri[len(template.prefix) : len(uri) - len(template.suffix)]
             if slug and "/" not in slug:
                 return template.read(slug, ctx)
     return None
@@ -94,8 +97,16 @@ def _article_rows(after, limit: int) -> list[dict]:
 
 
 def list_resources(cursor, page_size: int) -> tuple[list[dict], str | None]:
-    """One page of published terms, then published articles (at most 2 queries)."""
+    """One page of published terms, then published articles (at most 2 queries); fixed-URI
+    resources (none in production) head the first page."""
     position = read_cursor(cursor, "resources")
+    items, next_cursor = _entry_page(position, page_size)
+    if not position:
+        items = [r.definition() for r in RESOURCES.values()] + items
+    return items, next_cursor
+
+
+def _entry_page(position, page_size: int) -> tuple[list[dict], str | None]:
     try:
         kind, *after = position or ("t",)
         if kind not in ("t", "a") or (after and len(after) != 2):
