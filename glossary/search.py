@@ -230,25 +230,56 @@ def term_search(*, query: str, limit: int = 10) -> list[Hit]:
     ]
 
 
-def term_match_arms(q: _Query) -> list[tuple[str, list]]:
-    """The OR-ed conditions selecting candidate terms on PostgreSQL, each one an operator an
-    index serves (so the planner can combine them with BitmapOr); typo arms come last."""
-    arms = [
-        ("name_folded = %s", [q.folded]),  # btree
-        ("search_names LIKE %s", [f"%| {q.key} |%"]),  # trigram GIN: exact synonym
-        ("name_folded LIKE %s", [q.prefix_like]),  # btree (_like / C collation)
-        ("search_names LIKE %s", [f"%| {q.key}%"]),  # trigram GIN: synonym prefix
-        ("search_vector @@ to_tsquery('simple', %s)", [q.tsquery()]),  # tsvector GIN
+# How many candidates an arm that can match a large share of the table may contribute. A word
+# found in most bodies (a Polish "stopword") would otherwise make PostgreSQL rank every row.
+TEXT_CANDIDATES = 100
+NAME_CANDIDATES = 50
+TRIGRAM_MAX_WORDS = 2
+SYNONYM_PREFIX_MAX = 12
+
+
+def term_match_arms(q: _Query) -> list[tuple[str, list, int | None]]:
+    """The conditions selecting candidate terms on PostgreSQL as (SQL, params, limit): each
+    is an operator an index serves (btree `=`/prefix, trigram `LIKE`/`<%`, tsvector `@@`,
+    array `&&`); arms that may match many rows are capped at `limit` candidates."""
+    arms: list[tuple[str, list, int | None]] = [
+        ("name_folded = %s", [q.folded], None),  # btree
+        ("names_array @> %s::text[]", [[q.key]], None),  # array GIN: exact name or synonym
+        # C-collation btree, read in order: the shortest names with this prefix come first.
+        ('(name_folded COLLATE "C") LIKE %s', [q.prefix_like], NAME_CANDIDATES),
+        ("names_vector @@ to_tsquery('simple', %s)", [q.tsquery()], NAME_CANDIDATES),
+        ("search_vector @@ to_tsquery('simple', %s)", [q.tsquery()], TEXT_CANDIDATES),
     ]
+    if len(q.key) <= SYNONYM_PREFIX_MAX:
+        # Synonym prefix ("serwe" -> "serwera MCP"): trigram `LIKE`, whose index cost grows
+        # with the pattern; a longer query is matched word by word by `names_vector`.
+        arms.insert(3, ("search_names LIKE %s", [f"%| {q.key}%"], NAME_CANDIDATES))
     if q.fuzzy:
-        # Results must be close (`<%`: word similarity >= 0.6); looser likeness is left to
-        # `suggest_terms` ("did you mean"). Trigrams catch most typos in long words; deletion
-        # keys catch swapped or missing letters in short ones ("agnet"), which share too few
-        # trigrams. Every long word must be near a name word.
-        arms.append(("%s <%% search_names", [q.key]))
+        # Deletion keys: every long query word within one edit (or one swap) of a name word;
+        # cheap and exact, they find "agnet" where trigrams see too little in common.
         typo_sql = " AND ".join(["typo_array && %s::text[]"] * len(q.typo_groups))
-        arms.append((f"({typo_sql})", list(q.typo_groups)))
+        arms.append((f"({typo_sql})", list(q.typo_groups), None))
+        if len(q.words) <= TRIGRAM_MAX_WORDS:
+            # Trigrams (`<%`: word similarity >= 0.6) add two-edit typos ("strimable") in
+            # names and synonyms. Their index cost grows with the query's trigrams, so long
+            # queries rely on the keys. Looser likeness is left to `suggest_terms`.
+            arms.append(("%s <%% search_names", [q.key], NAME_CANDIDATES))
     return arms
+
+
+def _candidates_sql(arms) -> tuple[str, list]:
+    """One `SELECT id … UNION …` over the arms: uncapped ones OR-ed (a BitmapOr), capped ones
+    each in its own LIMIT-ed subquery."""
+    free = [(sql, params) for sql, params, limit in arms if limit is None]
+    where = " OR ".join(sql for sql, _p in free)
+    parts = [f"SELECT id FROM glossary_term WHERE {where}"]  # noqa: S608 - constant fragments
+    params = [p for _sql, ps in free for p in ps]
+    for sql, ps, limit in arms:
+        if limit is not None:
+            capped = f"(SELECT id FROM glossary_term WHERE {sql} LIMIT {int(limit)})"  # noqa: S608
+            parts.append(capped)
+            params += ps
+    return " UNION ".join(parts), params
 
 
 def _term_rows_postgres(q: _Query, limit: int):
@@ -268,7 +299,7 @@ def _term_rows_postgres(q: _Query, limit: int):
             .values_list(*_TERM_ROW, "tier", "closeness")[:limit]
         )
         synonym = (
-            published.filter(_sql("search_names LIKE %s", [f"%| {q.key} |%"], BooleanField()))
+            published.filter(_sql("names_array @> %s::text[]", [[q.key]], BooleanField()))
             .annotate(
                 tier=_sql("6", [], IntegerField()),
                 closeness=_sql("0.0", [], FloatField()),
@@ -283,36 +314,34 @@ def _term_rows_postgres(q: _Query, limit: int):
         ordered = sorted(rows.values(), key=lambda r: (-r[5], -r[6], r[4], r[0]))[:limit]
         return [(r[0], r[1], r[2], r[3], r[5], r[6]) for r in ordered]
 
-    tsq_all, tsq_names, tsq_def = q.tsquery(), q.tsquery("A"), q.tsquery("AB")
-    synonym_like, synonym_prefix = f"%| {q.key} |%", f"%| {q.key}%"
+    tsq_all, tsq_def = q.tsquery(), q.tsquery("AB")
+    synonym_prefix = f"%| {q.key}%" if len(q.key) <= SYNONYM_PREFIX_MAX else ""
     arms = term_match_arms(q)
-    match_sql = " OR ".join(sql for sql, _params in arms)
-    match_params = [p for _sql_text, params in arms for p in params]
-    fuzzy = arms[5:]
-    fuzzy_sql = " OR ".join(sql for sql, _params in fuzzy) or "FALSE"
-    fuzzy_params = [p for _sql_text, params in fuzzy for p in params]
+    candidates_sql, candidates_params = _candidates_sql(arms)
+    fuzzy = [arm for arm in arms if "typo_array" in arm[0] or "<%" in arm[0]]
+    fuzzy_sql = "(" + " OR ".join(sql for sql, _p, _l in fuzzy) + ")" if fuzzy else "FALSE"
+    fuzzy_params = [p for _sql, ps, _l in fuzzy for p in ps]
     tier_sql = f"""CASE
         WHEN name_folded = %s THEN 7
-        WHEN search_names LIKE %s THEN 6
+        WHEN names_array @> %s::text[] THEN 6
         WHEN name_folded LIKE %s OR search_names LIKE %s THEN 5
-        WHEN search_vector @@ to_tsquery('simple', %s) THEN 4
+        WHEN names_vector @@ to_tsquery('simple', %s) THEN 4
         WHEN {fuzzy_sql} THEN 3
         WHEN search_vector @@ to_tsquery('simple', %s) THEN 2
         ELSE 1 END"""
     tier_params = [
-        q.folded, synonym_like, q.prefix_like, synonym_prefix, tsq_names,
+        q.folded, [q.key], q.prefix_like, synonym_prefix, tsq_all,
         *fuzzy_params, tsq_def,
     ]  # fmt: skip
-    # Within a tier: the name closest to the query (so "sesja" before "identyfikator sesji"),
-    # then the synonyms, then full-text rank.
-    closeness_sql = """0.6 * similarity(name_folded, %s) + 0.3 * word_similarity(%s, search_names)
-        + LEAST(ts_rank(search_vector, to_tsquery('simple', %s)), 0.5) / 10"""
+    # Within a tier: the name closest to the query ("sesja" before "identyfikator sesji").
+    # Cheap on purpose: it runs for every candidate (ts_rank would read each tsvector).
+    closeness_sql = "similarity(name_folded, %s)"
     rows = (
         Term.objects.published()
-        .filter(_sql(match_sql, match_params, BooleanField()))
+        .filter(id__in=_sql(candidates_sql, candidates_params))
         .annotate(
             tier=_sql(tier_sql, tier_params, IntegerField()),
-            closeness=_sql(closeness_sql, [q.key, q.key, tsq_all], FloatField()),
+            closeness=_sql(closeness_sql, [q.key], FloatField()),
         )
         .order_by("-tier", "-closeness", "sort_key", "id")
         .values_list("id", "slug", "name", "short_definition", "tier", "closeness")[:limit]

@@ -331,10 +331,10 @@ def test_postgres_every_match_condition_has_an_index(glossary, query):
     """Each OR-ed condition of `term_search` is an operator an index serves (trigram `LIKE`,
     `<%`, tsvector `@@`, array `&&`, btree `=`/prefix), so none forces a scan of the table."""
     arms = search.term_match_arms(search._Query(query))
-    assert len(arms) == 7
+    assert len(arms) >= 7  # typo arms included
     with connection.cursor() as cursor:
         cursor.execute("SET LOCAL enable_seqscan = off")
-        for sql, params in arms:
+        for sql, params, _limit in arms:
             explain = f"EXPLAIN SELECT id FROM glossary_term WHERE {sql}"  # noqa: S608 - our SQL
             cursor.execute(explain, params)
             plan = "\n".join(row[0] for row in cursor.fetchall())

@@ -20,7 +20,15 @@ POSTGRES_FORWARD = [
         || setweight(to_tsvector('simple'::regconfig, stems_definition), 'B')
         || setweight(to_tsvector('simple'::regconfig, stems_body), 'C')) STORED""",
     "CREATE INDEX glossary_term_search_vector_gin ON glossary_term USING gin (search_vector)",
+    # Names and synonyms alone: a word frequent in bodies must not slow down name matching.
+    """ALTER TABLE glossary_term ADD COLUMN names_vector tsvector GENERATED ALWAYS AS (
+        to_tsvector('simple'::regconfig, stems_names)) STORED""",
+    "CREATE INDEX glossary_term_names_vector_gin ON glossary_term USING gin (names_vector)",
     "CREATE INDEX glossary_term_search_names_trgm ON glossary_term USING gin (search_names gin_trgm_ops)",
+    # The same names as an array: "is the query exactly a name or synonym" in one GIN probe.
+    """ALTER TABLE glossary_term ADD COLUMN names_array text[] GENERATED ALWAYS AS (
+        string_to_array(btrim(search_names, '| '), ' | ')) STORED""",
+    "CREATE INDEX glossary_term_names_array_gin ON glossary_term USING gin (names_array)",
     "CREATE INDEX glossary_term_name_folded_trgm ON glossary_term USING gin (name_folded gin_trgm_ops)",
     # Typo keys as an array, for the GIN-indexed overlap operator `&&`.
     """ALTER TABLE glossary_term ADD COLUMN typo_array text[] GENERATED ALWAYS AS (
@@ -44,7 +52,11 @@ POSTGRES_BACKWARD = [
     "DROP INDEX IF EXISTS glossary_term_typo_array_gin",
     "ALTER TABLE glossary_term DROP COLUMN IF EXISTS typo_array",
     "DROP INDEX IF EXISTS glossary_term_name_folded_trgm",
+    "DROP INDEX IF EXISTS glossary_term_names_array_gin",
+    "ALTER TABLE glossary_term DROP COLUMN IF EXISTS names_array",
     "DROP INDEX IF EXISTS glossary_term_search_names_trgm",
+    "DROP INDEX IF EXISTS glossary_term_names_vector_gin",
+    "ALTER TABLE glossary_term DROP COLUMN IF EXISTS names_vector",
     "DROP INDEX IF EXISTS glossary_term_search_vector_gin",
     "ALTER TABLE glossary_term DROP COLUMN IF EXISTS search_vector",
 ]
