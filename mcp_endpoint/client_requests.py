@@ -23,6 +23,8 @@ Either way, a question needing a capability the client did not declare is -32021
 from __future__ import annotations
 
 import hashlib
+import secrets
+import threading
 
 import orjson
 from django.core import signing
@@ -202,3 +204,52 @@ class ClientError(JsonRpcError):
 
     code = -32603
     default_message = "The client could not answer the server's request"
+
+
+# --- the legacy era's side: a request to the client on the call's stream ----------------------
+# How long a call waits for the client's answer before giving up (a person may be typing).
+ANSWER_TIMEOUT = 120.0
+
+
+class _Waiting:
+    def __init__(self):
+        self.done = threading.Event()
+        self.answer: dict | None = None
+
+
+_waiting: dict[str, _Waiting] = {}
+_waiting_lock = threading.Lock()
+
+
+def request_client(method: str, params: dict, emit, ctx) -> dict:
+    """Send `method` to the client through `emit` (the call's stream) and wait for its answer,
+    which arrives as a separate POST (`deliver`). Returns the result; a JSON-RPC error answer
+    or no answer in time is raised as `ClientError`."""
+    request_id = f"srv-{secrets.token_urlsafe(18)}"
+    slot = _Waiting()
+    with _waiting_lock:
+        _waiting[request_id] = slot
+    try:
+        emit({"jsonrpc": "2.0", "id": request_id, "method": method, "params": params})
+        if not slot.done.wait(ANSWER_TIMEOUT):
+            raise ClientError(f"The client did not answer {method} within {ANSWER_TIMEOUT:.0f} s")
+    finally:
+        with _waiting_lock:
+            _waiting.pop(request_id, None)
+    answer = slot.answer or {}
+    if "error" in answer:
+        error = answer["error"] if isinstance(answer["error"], dict) else {}
+        raise ClientError(f"The client refused {method}: {error.get('message', 'no reason given')}")
+    return answer.get("result")
+
+
+def deliver(message: dict) -> bool:
+    """Route a client's JSON-RPC response to the call waiting for it; False if none is."""
+    request_id = message.get("id")
+    with _waiting_lock:
+        slot = _waiting.get(request_id) if isinstance(request_id, str) else None
+    if slot is None:
+        return False
+    slot.answer = message
+    slot.done.set()
+    return True

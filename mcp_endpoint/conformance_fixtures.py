@@ -73,6 +73,8 @@ def _text(text: str) -> dict:
 
 
 def _fixture_tool(name: str, description: str, input_schema: dict = NO_ARGUMENTS):
+    # Every fixture whose name says it streams, logs or asks talks to the client while it runs.
+    interactive = not name.endswith(("_text", "_content", "_resource", "_types", "_handling"))
     return tool(
         name=name,
         title=name,
@@ -80,6 +82,7 @@ def _fixture_tool(name: str, description: str, input_schema: dict = NO_ARGUMENTS
         input_schema=input_schema,
         output_schema=None,
         annotations=FIXTURE,
+        interactive=interactive and name != "json_schema_2020_12_tool",
     )
 
 

@@ -97,7 +97,10 @@ def handle_message(message, base: RequestContext, *, in_batch: bool = False):
         if era == p.MODERN:
             error = InvalidRequest("Clients must not send JSON-RPC responses in 2026-07-28")
             return wire_error(error, request_id, era)
-        return None, 202  # a response to a server request we never sent: accepted, ignored
+        # The answer to a request a live call sent the client (elicitation, sampling, roots);
+        # one to a request we never sent is accepted and ignored.
+        client_requests.deliver(message)
+        return None, 202
     if has_id and request_id is None:
         error = InvalidRequest('"id" must be a string or an integer (not null, bool or float)')
         return wire_error(error, None, era)

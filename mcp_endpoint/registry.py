@@ -97,6 +97,9 @@ class Tool:
     handler: Callable  # (arguments: dict, ctx) -> ToolResult
     annotations: dict = field(default_factory=dict)
     validator: Draft202012Validator | None = None
+    # Talks to the client while it runs (logs, progress, elicitation, sampling): the legacy
+    # HTTP transport then runs it as a live call that may answer with an SSE stream.
+    interactive: bool = False
 
     def definition(self) -> dict:
         definition = {
@@ -123,6 +126,7 @@ def tool(
     input_schema: dict,
     output_schema: dict | None,
     annotations: dict = READ_ONLY,
+    interactive: bool = False,
 ):
     """Declare a tool whose handler is `handler(arguments, ctx) -> ToolResult` (read-only
     unless `annotations` say otherwise; `output_schema=None` for unstructured results)."""
@@ -134,7 +138,7 @@ def tool(
             compile_schema(output_schema)
         TOOLS[name] = Tool(
             name, title, description, input_schema, output_schema, handler, annotations,
-            compile_schema(input_schema),
+            compile_schema(input_schema), interactive,
         )  # fmt: skip
         return handler
 

@@ -18,6 +18,7 @@ from django.http import HttpResponse, JsonResponse
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_safe
 
+from . import calls
 from . import protocol as p
 from .context import RequestContext
 from .dispatcher import handle_payload
@@ -150,12 +151,27 @@ def _post(request):
         # Not a legacy revision: the modern path checks it against `_meta` (-32020) and
         # answers unknown versions with -32022 and the list of supported ones.
         era, version = p.MODERN, header_version
-        headers = {name: request.headers[name] for name in MCP_HEADERS if name in request.headers}
+        # RFC 9110 §5.5: a field value excludes leading and trailing whitespace.
+        headers = {
+            name: request.headers[name].strip(" \t")
+            for name in MCP_HEADERS
+            if name in request.headers
+        }
     ctx = RequestContext(transport="http", era=era, protocol_version=version, headers=headers)
+    accept = request.headers.get("Accept", "")
+    if calls.SSE in accept.lower() and calls.wants_live(_peek(body), ctx, accept):
+        return calls.respond(request, ctx, body)
     reply = handle_payload(body, ctx)
     if reply.body is None:
         return HttpResponse(status=202)
     return HttpResponse(reply.encode(), status=reply.status, content_type=JSON)
+
+
+def _peek(body: bytes):
+    try:
+        return orjson.loads(body)
+    except orjson.JSONDecodeError:
+        return None
 
 
 def _route(namespace: str, path: str, methods: list[str]) -> dict:
