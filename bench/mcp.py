@@ -529,7 +529,8 @@ def run_wrk(wrk: str, server: Server, requests_file: Path, args, expected: int =
     url = f"http://127.0.0.1:{server.port}/"
     cpu = ["taskset", "-c", LOAD_CPU] if shutil.which("taskset") else []
     cmd = [*cpu, wrk, "-t1", f"-c{args.connections}", f"-d{args.duration}s", "--latency",
-                 "-s", str(LUA), url, "--", str(requests_file), str(expected)]  # fmt: skip
+           "--timeout", "10s", "-s", str(LUA), url, "--", str(requests_file),
+           str(expected)]  # fmt: skip
     before = server.cpu_seconds()
     out = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
     after = server.cpu_seconds()
