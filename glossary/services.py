@@ -13,7 +13,7 @@ of the symmetrical `related` link), and it leaves unchanged rows untouched.
 import os
 import re
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from multiprocessing import get_all_start_methods, get_context
@@ -245,32 +245,45 @@ _PARALLEL_FROM = 2000
 _PARALLEL_CHUNK = 250
 
 
-def _refresh_derived(terms: list[Term], say: Progress) -> None:
-    """Call `Term.refresh_derived()` for every term about to be bulk-written.
+def _derived_batches(terms: list[Term], say: Progress) -> Iterator[list[Term]]:
+    """Yield `terms` in batches of `_BATCH`, each after `Term.refresh_derived()` ran on it.
 
     Rendering Markdown is most of the cost of a large import (about half a millisecond per
-    term), so big batches run `refresh_derived()` in forked worker processes, one per core,
-    and copy the derived values back. Workers only compute: they never touch the database
-    connection they inherit (forking inside a transaction is safe because of that).
+    term), so big imports run `refresh_derived()` in forked worker processes, one per core,
+    and copy the derived values back; the caller writes each batch while the workers go on
+    with the next ones. Workers only compute: they never touch the database connection they
+    inherit, which is what makes forking inside a transaction safe.
     """
     workers = os.cpu_count() or 1
     if len(terms) < _PARALLEL_FROM or workers < 2 or "fork" not in get_all_start_methods():
-        for done, term in enumerate(terms, start=1):
-            term.refresh_derived()
-            if done % _PROGRESS_EVERY == 0:
-                say(f"Przygotowano {done}/{len(terms)} pojęć…")
+        for done, batch in enumerate(_chunks(terms, _BATCH), start=1):
+            for term in batch:
+                term.refresh_derived()
+            _report_progress(say, done * _BATCH, len(terms))
+            yield batch
         return
     inputs = [tuple(getattr(term, name) for name in _DERIVED_INPUTS) for term in terms]
-    done = 0
     with ProcessPoolExecutor(workers, mp_context=get_context("fork")) as pool:
         results = pool.map(_derive, _chunks(inputs, _PARALLEL_CHUNK))
+        batch: list[Term] = []
+        done = 0
         for chunk, derived in zip(_chunks(terms, _PARALLEL_CHUNK), results, strict=True):
             for term, values in zip(chunk, derived, strict=True):
                 for name, value in zip(_DERIVED_OUTPUTS, values, strict=True):
                     setattr(term, name, value)
-            if (done + len(chunk)) // _PROGRESS_EVERY > done // _PROGRESS_EVERY:
-                say(f"Przygotowano {done + len(chunk)}/{len(terms)} pojęć…")
+            batch.extend(chunk)
+            if len(batch) >= _BATCH:
+                yield batch
+                batch = []
             done += len(chunk)
+            _report_progress(say, done, len(terms))
+        if batch:
+            yield batch
+
+
+def _report_progress(say: Progress, done: int, total: int) -> None:
+    if done % _PROGRESS_EVERY == 0 or done >= total:
+        say(f"Zapisano {min(done, total)}/{total} pojęć…")
 
 
 def _derive(inputs: Sequence[tuple]) -> list[tuple]:
@@ -434,12 +447,6 @@ def import_terms(
             created = Category.objects.filter(slug__in=[c.slug for c in created])
         categories.update((c.name.lower(), (c.pk, c.name, c.slug)) for c in created)
 
-    written = [*to_update, *to_create]
-    _refresh_derived(written, say)
-    now = timezone.now()
-    for term in written:
-        term.updated_at = now
-
     # A renamed term may take a name another listed term still holds (a swap); the unique
     # index is checked row by row, so holders first step aside under a placeholder name.
     wanted_names = {row.name.lower(): row.slug for row in parsed}
@@ -454,12 +461,15 @@ def import_terms(
         )
 
     say(f"Zapisywanie pojęć: zmienione {len(to_update)}, nowe {len(to_create)}…")
-    if to_update:
-        Term.objects.bulk_update(to_update, _UPDATED_FIELDS, batch_size=500)
-    for done, batch in enumerate(_chunks(to_create, _BATCH), start=1):
-        Term.objects.bulk_create(batch)
-        if done * _BATCH % _PROGRESS_EVERY == 0:
-            say(f"Zapisano {done * _BATCH}/{len(to_create)} nowych pojęć…")
+    written = [*to_update, *to_create]
+    now = timezone.now()
+    for batch in _derived_batches(written, say):
+        for term in batch:
+            term.updated_at = now
+        if updates := [term for term in batch if term.pk is not None]:
+            Term.objects.bulk_update(updates, _UPDATED_FIELDS, batch_size=500)
+        if creates := [term for term in batch if term.pk is None]:
+            Term.objects.bulk_create(creates)
     missing = [term.slug for term in to_create if term.pk is None]
     for chunk in _chunks(missing):  # backends that cannot return ids from a bulk insert
         id_by_slug.update(Term.objects.filter(slug__in=chunk).values_list("slug", "id"))
