@@ -12,7 +12,7 @@ from django.contrib.auth.admin import UserAdmin as BaseUserAdmin
 from django.contrib.auth.models import User
 from django.db.models import Count, Q
 
-from . import services
+from . import search, services
 from .forms import ArticleAdminForm, CategoryAdminForm, SeriesAdminForm, TermAdminForm
 from .models import Article, Category, Series, Status, Term
 from .polish import fold
@@ -121,6 +121,14 @@ class TermAdmin(PublishableAdmin):
     list_filter = ("status", VisibilityFilter, "categories", "updated_at")
     search_fields = ("name", "slug", "synonyms", "short_definition")
     date_hierarchy = "updated_at"
+
+    def get_search_results(self, request, queryset, search_term):
+        # Add the site's search engine (inflection, typos, synonyms), drafts included.
+        results, may_have_duplicates = super().get_search_results(request, queryset, search_term)
+        if search_term.strip():
+            results |= search.matching_terms(queryset=queryset, query=search_term)
+        return results, may_have_duplicates
+
     prepopulated_fields = {"slug": ("name",)}
     autocomplete_fields = ("categories", "related")
     fieldsets = (

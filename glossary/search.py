@@ -384,10 +384,10 @@ def _fuzzy_names(q: _Query, search_names: str, stems_names: str) -> bool:
     return used_edits
 
 
-def _term_rows_python(q: _Query, limit: int):
+def _term_rows_python(q: _Query, limit: int, base=None):
     columns = ("search_names", "stems_names", "stems_definition")
     rows = (
-        Term.objects.published()
+        (Term.objects.published() if base is None else base)
         .annotate(**_body_hits(q, "stems_body"))
         .values_list(*_TERM_ROW, "name_folded", *columns, *[f"_w{i}" for i in range(len(q.words))])
     )
@@ -430,6 +430,24 @@ def _term_tier(q, name_folded, names, stems_names, stems_def, body) -> int:
     if all(a or b for a, b in zip(in_def, body, strict=True)):
         return BODY
     return 0
+
+
+def matching_terms(*, queryset, query: str):
+    """`queryset` (any terms, drafts included: the admin's search box) narrowed to the terms
+    the engine matches for `query`, without caps or ranking; the caller orders the list."""
+    q = _Query(query)
+    if not q:
+        return queryset.none()
+    if _postgres():
+        arms = term_match_arms(q)
+        sql = " OR ".join(sql for sql, _params, _limit in arms)
+        params = [p for _sql, ps, _limit in arms for p in ps]
+        return queryset.filter(_sql(sql, params, BooleanField()))
+    ids = [row[0] for row in _term_rows_python(q, ADMIN_LIMIT, base=queryset.order_by())]
+    return queryset.filter(id__in=ids)
+
+
+ADMIN_LIMIT = 1000  # SQLite: the ranked scan keeps at most this many matches
 
 
 # --- Articles ----------------------------------------------------------------------------

@@ -26,5 +26,6 @@ urlpatterns = [
         name="article-events",
     ),
     path("szukaj/", views.search_view, name="search"),
+    path("szukaj/podpowiedzi/", views.search_suggestions, name="search_suggest"),
     path("sitemap.xml", sitemap, {"sitemaps": SITEMAPS}, name="sitemap"),
 ]

@@ -10,9 +10,10 @@ or user tables.
 import unicodedata
 
 from django.conf import settings
-from django.http import Http404
+from django.http import Http404, JsonResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.views.decorators.cache import cache_control
 from django.views.decorators.http import conditional_page
 from django.views.generic import ListView, TemplateView
 
@@ -203,3 +204,22 @@ def search_view(request):
     if results is not None and results.exact is not None:
         return redirect("glossary:term", slug=results.exact.slug)
     return render(request, "glossary/search.html", {"query": query, "results": results})
+
+
+# Name-like matches only: a word deep in some body is no suggestion for what is being typed.
+SUGGEST_MATCHES = {"name", "synonym", "prefix", "words", "fuzzy"}
+SUGGEST_LIMIT = 8
+
+
+@cache_control(public=True, max_age=300)
+def search_suggestions(request):
+    """Names for the search box as the reader types (`static/js/suggest.js`): at most 8
+    published terms as `[{name, slug, url}]`, from the same engine as the search page."""
+    query = clean_query(request.GET.get("q", ""))
+    hits = search.term_search(query=query, limit=SUGGEST_LIMIT) if query else []
+    data = [
+        {"name": hit.title, "slug": hit.slug, "url": reverse("glossary:term", args=[hit.slug])}
+        for hit in hits
+        if hit.match in SUGGEST_MATCHES
+    ]
+    return JsonResponse(data, safe=False, json_dumps_params={"ensure_ascii": False})

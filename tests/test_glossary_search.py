@@ -4,6 +4,7 @@ how many queries it costs, and (on PostgreSQL) that its conditions can use the i
 import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
+from django.urls import reverse
 
 from glossary import search
 from glossary.importexport import SourceRow
@@ -365,3 +366,60 @@ def test_postgres_generated_vector_follows_updates(glossary):
             [document_stems("hipopotam").strip(), term.id],
         )
         assert cursor.fetchone()[0] is True
+
+
+# --- Entry points: page, suggestions endpoint, admin ----------------------------------------
+
+
+def test_search_page_shows_highlighted_snippets(client, glossary):
+    """The search page lists hits with the matched words in <mark>, hostile HTML escaped."""
+    make_term("Kolejka", short_definition="Kolejka <img src=x onerror=alert(1)> serwerów.")
+    response = client.get(reverse("glossary:search"), {"q": "serwerami"})
+    text = response.content.decode()
+    assert "<mark>serwerów</mark>" in text
+    assert "<img src=x" not in text
+
+
+def test_suggestions_endpoint(client, glossary, django_assert_num_queries):
+    """`/szukaj/podpowiedzi/?q=` answers at most 8 published names as JSON, cacheable, in one
+    query; drafts never appear; an empty query costs nothing."""
+    make_draft_term("Serwerownia tajna", short_definition="Szkic.")
+    for i in range(12):
+        make_term(f"Serwer zapasowy {i}", short_definition="Kopia.")
+    url = reverse("glossary:search_suggest")
+    with django_assert_num_queries(1):
+        response = client.get(url, {"q": "serw"})
+    data = response.json()
+    assert response["Content-Type"] == "application/json"
+    assert "public" in response["Cache-Control"] and "max-age=300" in response["Cache-Control"]
+    assert 0 < len(data) <= 8
+    assert set(data[0]) == {"name", "slug", "url"}
+    assert data[0]["url"] == reverse("glossary:term", args=[data[0]["slug"]])
+    assert not [item for item in data if "tajna" in item["name"]]
+    with django_assert_num_queries(0):
+        assert client.get(url, {"q": "  "}).json() == []
+
+
+@pytest.mark.parametrize("query", ["%", "<script>", "\x00x", "a" * 1000])
+def test_suggestions_endpoint_survives_odd_input(client, glossary, query):
+    """Odd or hostile input gives a JSON list (maybe empty), never a 500."""
+    response = client.get(reverse("glossary:search_suggest"), {"q": query})
+    assert response.status_code == 200 and isinstance(response.json(), list)
+
+
+def test_search_box_loads_the_suggestion_script(client, glossary):
+    """Every page's search box points the progressive-enhancement script at the endpoint."""
+    text = client.get(reverse("glossary:home")).content.decode()
+    text += client.get(reverse("glossary:index")).content.decode()
+    assert 'data-suggest-url="/szukaj/podpowiedzi/"' in text
+    assert "js/suggest.js" in text
+
+
+def test_admin_search_uses_the_engine_and_sees_drafts(admin_client, glossary):
+    """The admin's term search finds inflected and mistyped names, drafts included."""
+    draft = make_draft_term("Kolejka komunikatów", short_definition="Szkic.")
+    url = reverse("admin:glossary_term_changelist")
+    for query in ["kolejkami", "kolejak komunikatow", "serwerów"]:
+        text = admin_client.get(url, {"q": query}).content.decode()
+        expected = draft if query != "serwerów" else glossary["serwer"]
+        assert reverse("admin:glossary_term_change", args=[expected.pk]) in text, query
