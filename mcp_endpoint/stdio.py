@@ -9,12 +9,14 @@ Legacy state (the version negotiated by `initialize`, the log level) lives in a
 """
 
 import logging
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import BinaryIO
 
 import orjson
 from django.db import connections
 
+from .client_requests import ClientError
 from .context import RequestContext
 from .dispatcher import handle_payload
 from .errors import wire_error
@@ -35,7 +37,50 @@ class StdioSession:
         self.client_capabilities = capabilities
 
 
-def handle_line(line: bytes, session: StdioSession) -> bytes | None:
+class Channel:
+    """The pipe back to the client while a message is being handled: notifications (logs,
+    progress) are written at once, and a legacy request to the client (elicitation, sampling,
+    roots) is written and answered from the next input lines; anything else the client sends
+    meanwhile is handled in turn (2025-11-25 basic/transports §stdio: messages flow both ways)."""
+
+    def __init__(self, lines: Iterator[bytes], outstream: BinaryIO, session: StdioSession):
+        self.lines, self.outstream, self.session = lines, outstream, session
+        self.sent = 0
+
+    def write(self, message) -> None:
+        self.outstream.write(orjson.dumps(message) + b"\n")
+        self.outstream.flush()
+
+    def send_request(self, method: str, params: dict) -> dict:
+        self.sent += 1
+        request_id = f"srv-{self.sent}"
+        self.write({"jsonrpc": "2.0", "id": request_id, "method": method, "params": params})
+        for raw in self.lines:
+            line = raw.strip()
+            if not line:
+                continue
+            try:
+                message = orjson.loads(line)
+            except orjson.JSONDecodeError:
+                message = None
+            if (
+                isinstance(message, dict)
+                and message.get("id") == request_id
+                and "method" not in message
+            ):
+                if "error" in message:
+                    error = message["error"] if isinstance(message["error"], dict) else {}
+                    reason = error.get("message", "no reason given")
+                    raise ClientError(f"The client refused {method}: {reason}")
+                return message.get("result")
+            out = handle_line(line, self.session, self)
+            if out is not None:
+                self.outstream.write(out + b"\n")
+                self.outstream.flush()
+        raise ClientError(f"The input ended before the client answered {method}")
+
+
+def handle_line(line: bytes, session: StdioSession, channel: Channel | None = None) -> bytes | None:
     """The output line (without newline) for one input line, or None if nothing is owed."""
     ctx = RequestContext(
         transport="stdio",
@@ -45,6 +90,8 @@ def handle_line(line: bytes, session: StdioSession) -> bytes | None:
         client_capabilities=session.client_capabilities,
         log_level=session.log_level,
         session=session,
+        notify=channel.write if channel else None,
+        send_request=channel.send_request if channel else None,
     )
     try:
         reply = handle_payload(line, ctx)
@@ -56,12 +103,14 @@ def handle_line(line: bytes, session: StdioSession) -> bytes | None:
 def serve(instream: BinaryIO, outstream: BinaryIO) -> None:
     """Answer messages from `instream` on `outstream` until end of input."""
     session = StdioSession()
-    for raw in instream:
+    lines = iter(instream)
+    channel = Channel(lines, outstream, session)
+    for raw in lines:
         line = raw.strip()
         if not line:
             continue
         _recycle_connections()
-        out = handle_line(line, session)
+        out = handle_line(line, session, channel)
         if out is not None:
             outstream.write(out + b"\n")
             outstream.flush()
