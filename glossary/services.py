@@ -25,7 +25,7 @@ from django.db.models.functions import Cast, Concat
 from django.utils import timezone
 
 from . import events
-from .importexport import ImportErrors, RowError, SourceRow
+from .importexport import ARTICLE_FIELDS, TERM_FIELDS, ImportErrors, RowError, SourceRow
 from .models import SHORT_DEFINITION_MAX, Article, Category, Series, Status, Term, clean_synonyms
 from .polish import polish_slugify, sort_key
 
@@ -33,12 +33,8 @@ from .polish import polish_slugify, sort_key
 _CHUNK = 900
 _BATCH = 1000
 _PROGRESS_EVERY = 5000
-_TERM_KEYS = frozenset(
-    ("name", "slug", "short_definition", "body", "synonyms", "categories", "related", "status")
-)
-_ARTICLE_KEYS = frozenset(
-    ("title", "slug", "lead", "body", "terms", "series", "series_order", "status")
-)
+_TERM_KEYS = frozenset(TERM_FIELDS)
+_ARTICLE_KEYS = frozenset(ARTICLE_FIELDS)
 # Slugs that are certainly their own polish_slugify(): the common case, checked cheaply.
 _PLAIN_SLUG = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
 _SCALARS = ("name", "short_definition", "body", "synonyms", "status")
@@ -254,7 +250,7 @@ def _derived_batches(terms: list[Term], say: Progress) -> Iterator[list[Term]]:
     with the next ones. Workers only compute: they never touch the database connection they
     inherit, which is what makes forking inside a transaction safe.
     """
-    workers = os.cpu_count() or 1
+    workers = min(len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 1, 8)
     if len(terms) < _PARALLEL_FROM or workers < 2 or "fork" not in get_all_start_methods():
         for done, batch in enumerate(_chunks(terms, _BATCH), start=1):
             for term in batch:

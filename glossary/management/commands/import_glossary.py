@@ -18,7 +18,9 @@ class Command(BaseCommand):
     )
 
     def add_arguments(self, parser):
-        parser.add_argument("file", help="a .json or .csv file; '-' reads standard input")
+        parser.add_argument(
+            "file", help="a .json or .csv file; '-' reads standard input (JSON unless --format)"
+        )
         parser.add_argument(
             "--format",
             dest="fmt",
@@ -30,7 +32,8 @@ class Command(BaseCommand):
         )
 
     def handle(self, *args, file, fmt, dry_run, verbosity, **options):
-        fmt = fmt or format_for_path(file)
+        # Standard input defaults to JSON, like export_glossary's standard output.
+        fmt = fmt or ("json" if file == "-" else format_for_path(file))
         if fmt is None:
             raise CommandError(
                 f"Nieznany format pliku „{file}”: oczekiwano rozszerzenia .json albo .csv "
