@@ -42,6 +42,8 @@ _SCALARS = ("name", "short_definition", "body", "synonyms", "status")
 _COMPARED = ("id", "slug", *_SCALARS, "published_at")
 _UPDATED_FIELDS = (*_SCALARS, *Term.DERIVED_FIELDS, "updated_at")
 
+_STATUSES = frozenset(Status.values)
+
 Progress = Callable[[str], None]
 
 
@@ -127,7 +129,7 @@ def _check_slug(check, index, position, slug, *, max_length=200) -> None:
 
 
 def _check_status(check, index, position, status) -> None:
-    if status is not None and status not in Status.values:
+    if status is not None and status not in _STATUSES:
         message = f"Status „{status}” jest nieznany (dozwolone: draft, published)."
         check.add(index, position, "status", message, "invalid_status")
 
