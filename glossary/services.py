@@ -77,8 +77,7 @@ class ImportReport:
 class _TermRow:
     """A row that passed its own checks, values normalized the way the model stores them."""
 
-    index: int
-    position: str
+    check: "_RowCheck"
     name: str
     slug: str
     short_definition: str
@@ -89,111 +88,110 @@ class _TermRow:
     status: str
 
 
-class _Checker:
-    """Collects errors per row, so the report lists rows in file order."""
+class _RowCheck:
+    """The checks of one file row: typed reads of its values that record what is wrong."""
 
-    def __init__(self):
-        self.by_row: dict[int, list[RowError]] = defaultdict(list)
+    def __init__(self, row: SourceRow):
+        self.position, self.data = row.position, row.data
+        self.errors: list[RowError] = list(row.errors)
 
-    def add(self, index: int, position: str, field_name, message: str, code: str) -> None:
-        self.by_row[index].append(RowError(position, field_name, message, code))
+    def error(self, field_name: str | None, message: str, code: str) -> None:
+        self.errors.append(RowError(self.position, field_name, message, code))
 
-    def errors(self) -> list[RowError]:
-        return [error for index in sorted(self.by_row) for error in self.by_row[index]]
+    def is_object(self, allowed_keys: frozenset) -> bool:
+        if not isinstance(self.data, dict):
+            self.error(None, "Element musi być obiektem.", "invalid_type")
+            return False
+        for key in sorted(set(self.data) - allowed_keys, key=str):
+            self.error(str(key), "Nieznane pole.", "unknown_field")
+        return True
+
+    def text(self, key: str, default: str = "", *, strip: bool = True) -> str | None:
+        value = self.data.get(key, default)
+        if not isinstance(value, str):
+            self.error(key, "Oczekiwano napisu.", "invalid_type")
+            return None
+        return value.strip() if strip else value
+
+    def required_text(self, key: str, label: str, max_length: int, missing: str) -> str | None:
+        value = self.text(key) if key in self.data else ""
+        if value == "":
+            self.error(key, missing, "required")
+        elif value is not None and len(value) > max_length:
+            self.error(key, f"{label} ma ponad {max_length} znaków.", "too_long")
+        return value
+
+    def text_list(self, key: str) -> list[str] | None:
+        value = self.data.get(key, [])
+        if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
+            self.error(key, "Oczekiwano listy napisów.", "invalid_type")
+            return None
+        return value
+
+    def slug(self, *, max_length: int) -> str | None:
+        slug = self.text("slug")
+        if slug == "":
+            self.error("slug", "Slug jest wymagany.", "required")
+        elif slug is not None and not _PLAIN_SLUG.fullmatch(slug) and slug != polish_slugify(slug):
+            message = f"Slug „{slug}” może zawierać tylko małe litery a–z, cyfry i myślniki."
+            self.error("slug", message, "invalid_slug")
+        elif slug is not None and len(slug) > max_length:
+            self.error("slug", f"Slug ma ponad {max_length} znaków.", "too_long")
+        return slug
+
+    def status(self) -> str | None:
+        status = self.text("status", Status.DRAFT)
+        if status is not None and status not in _STATUSES:
+            message = f"Status „{status}” jest nieznany (dozwolone: draft, published)."
+            self.error("status", message, "invalid_status")
+        return status
 
 
-def _text(check, index, position, data, key, default="", *, strip=True):
-    value = data.get(key, default)
-    if not isinstance(value, str):
-        check.add(index, position, key, "Oczekiwano napisu.", "invalid_type")
+def _check_term_row(check: _RowCheck) -> _TermRow | None:
+    """The row's own rules; None when it cannot be imported (its errors are in `check`)."""
+    if not check.is_object(_TERM_KEYS):
         return None
-    return value.strip() if strip else value
-
-
-def _text_list(check, index, position, data, key):
-    value = data.get(key, [])
-    if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
-        check.add(index, position, key, "Oczekiwano listy napisów.", "invalid_type")
-        return None
-    return value
-
-
-def _check_slug(check, index, position, slug, *, max_length=200) -> None:
-    if not slug:
-        check.add(index, position, "slug", "Slug jest wymagany.", "required")
-    elif not _PLAIN_SLUG.fullmatch(slug) and slug != polish_slugify(slug):
-        message = f"Slug „{slug}” może zawierać tylko małe litery a–z, cyfry i myślniki."
-        check.add(index, position, "slug", message, "invalid_slug")
-    elif len(slug) > max_length:
-        check.add(index, position, "slug", f"Slug ma ponad {max_length} znaków.", "too_long")
-
-
-def _check_status(check, index, position, status) -> None:
-    if status is not None and status not in _STATUSES:
-        message = f"Status „{status}” jest nieznany (dozwolone: draft, published)."
-        check.add(index, position, "status", message, "invalid_status")
-
-
-def _check_term_row(check: _Checker, index: int, row: SourceRow) -> _TermRow | None:
-    position, data = row.position, row.data
-    for error in row.errors:
-        check.by_row[index].append(error)
-    if not isinstance(data, dict):
-        check.add(index, position, None, "Element musi być obiektem.", "invalid_type")
-        return None
-    for key in sorted(set(data) - _TERM_KEYS, key=str):
-        check.add(index, position, str(key), "Nieznane pole.", "unknown_field")
-    before = len(check.by_row[index])
-
-    name = _text(check, index, position, data, "name") if "name" in data else ""
-    if name == "":
-        check.add(index, position, "name", "Nazwa jest wymagana.", "required")
-    elif name is not None and len(name) > 200:
-        check.add(index, position, "name", "Nazwa ma ponad 200 znaków.", "too_long")
-    slug = _text(check, index, position, data, "slug")
-    if slug is not None:
-        _check_slug(check, index, position, slug)
-    short_definition = _text(check, index, position, data, "short_definition")
+    before = len(check.errors)
+    name = check.required_text("name", "Nazwa", 200, "Nazwa jest wymagana.")
+    slug = check.slug(max_length=200)
+    short_definition = check.text("short_definition")
     if short_definition is not None and len(short_definition) > SHORT_DEFINITION_MAX:
         message = (
             f"Krótka definicja ma {len(short_definition)} znaków, dozwolone {SHORT_DEFINITION_MAX}."
         )
-        check.add(index, position, "short_definition", message, "too_long")
-    body = _text(check, index, position, data, "body", strip=False)
-    status = _text(check, index, position, data, "status", Status.DRAFT)
-    _check_status(check, index, position, status)
+        check.error("short_definition", message, "too_long")
+    body = check.text("body", strip=False)
+    status = check.status()
     if status == Status.PUBLISHED and short_definition == "":
         message = "Opublikowane pojęcie musi mieć krótką definicję."
-        check.add(index, position, "short_definition", message, "definition_required")
+        check.error("short_definition", message, "definition_required")
 
-    synonyms = _text_list(check, index, position, data, "synonyms")
-    categories = _text_list(check, index, position, data, "categories")
+    synonyms = check.text_list("synonyms")
+    categories = check.text_list("categories")
     if categories is not None:
         seen, cleaned = set(), []
         for raw in categories:
             category = " ".join(raw.split())
             if not polish_slugify(category):
                 message = f"Nazwa kategorii „{raw}” musi zawierać litery lub cyfry."
-                check.add(index, position, "categories", message, "invalid_category")
+                check.error("categories", message, "invalid_category")
             elif len(category) > 100:
                 message = f"Nazwa kategorii „{category[:40]}…” ma ponad 100 znaków."
-                check.add(index, position, "categories", message, "too_long")
+                check.error("categories", message, "too_long")
             elif category.lower() not in seen:
                 seen.add(category.lower())
                 cleaned.append(category)
         categories = cleaned
-    related = _text_list(check, index, position, data, "related")
+    related = check.text_list("related")
     if related is not None:
         related = list(dict.fromkeys(item.strip() for item in related if item.strip()))
         if slug and slug in related:
-            message = "Pojęcie nie może być powiązane samo ze sobą."
-            check.add(index, position, "related", message, "self_related")
+            check.error("related", "Pojęcie nie może być powiązane samo ze sobą.", "self_related")
 
-    if len(check.by_row[index]) > before or None in (name, slug, synonyms, categories, related):
+    if len(check.errors) > before:
         return None
     return _TermRow(
-        index=index,
-        position=position,
+        check=check,
         name=name,
         slug=slug,
         short_definition=short_definition,
@@ -205,18 +203,18 @@ def _check_term_row(check: _Checker, index: int, row: SourceRow) -> _TermRow | N
     )
 
 
-def _check_across_rows(check, rows: list[SourceRow], parsed: list[_TermRow], db_terms) -> None:
+def _check_across_rows(checks: list[_RowCheck], parsed: list[_TermRow], db_terms) -> None:
     """Rules that need the whole file and the database: uniqueness and related slugs."""
     file_slugs: dict[str, str] = {}
-    for index, row in enumerate(rows):
-        slug = row.data.get("slug") if isinstance(row.data, dict) else None
+    for check in checks:
+        slug = check.data.get("slug") if isinstance(check.data, dict) else None
         if isinstance(slug, str) and slug.strip():
             slug = slug.strip()
             if slug in file_slugs:
                 message = f"Slug „{slug}” powtarza się (pierwszy raz: {file_slugs[slug]})."
-                check.add(index, row.position, "slug", message, "duplicate_slug")
+                check.error("slug", message, "duplicate_slug")
             else:
-                file_slugs[slug] = row.position
+                file_slugs[slug] = check.position
     db_slugs = {slug for slug, _ in db_terms.values()}
     db_names = {name.lower(): slug for slug, name in db_terms.values() if slug not in file_slugs}
     file_names: dict[str, str] = {}
@@ -224,16 +222,16 @@ def _check_across_rows(check, rows: list[SourceRow], parsed: list[_TermRow], db_
         key = row.name.lower()
         if key in file_names:
             message = f"Nazwa „{row.name}” powtarza się (pierwszy raz: {file_names[key]})."
-            check.add(row.index, row.position, "name", message, "duplicate_name")
+            row.check.error("name", message, "duplicate_name")
         else:
-            file_names[key] = row.position
+            file_names[key] = row.check.position
         if key in db_names:
             message = f"Nazwa „{row.name}” należy już do pojęcia „{db_names[key]}” w bazie."
-            check.add(row.index, row.position, "name", message, "duplicate_name")
+            row.check.error("name", message, "duplicate_name")
         for target in row.related:
             if target not in file_slugs and target not in db_slugs:
                 message = f"Powiązane pojęcie „{target}” nie istnieje ani w pliku, ani w bazie."
-                check.add(row.index, row.position, "related", message, "unknown_related")
+                row.check.error("related", message, "unknown_related")
 
 
 _DERIVED_INPUTS = ("name", "slug", "short_definition", "body", "synonyms", "status", "published_at")
@@ -344,14 +342,13 @@ def import_terms(
     say = progress or (lambda message: None)
     rows = list(rows)
     say(f"Sprawdzanie {len(rows)} wierszy…")
-    check = _Checker()
-    parsed = [_check_term_row(check, index, row) for index, row in enumerate(rows)]
-    parsed = [row for row in parsed if row is not None]
+    checks = [_RowCheck(row) for row in rows]
+    parsed = [row for check in checks if (row := _check_term_row(check)) is not None]
     db_terms = {
         pk: (slug, name) for pk, slug, name in Term.objects.values_list("id", "slug", "name")
     }
-    _check_across_rows(check, rows, parsed, db_terms)
-    if errors := check.errors():
+    _check_across_rows(checks, parsed, db_terms)
+    if errors := [error for check in checks for error in check.errors]:
         raise ImportErrors(errors)
 
     report = ImportReport(dry_run=dry_run)
@@ -549,46 +546,35 @@ class ArticleImportReport:
         )
 
 
-def _check_article_row(check, index, row: SourceRow, term_ids, seen) -> dict | None:
-    position, data = row.position, row.data
-    if not isinstance(data, dict):
-        check.add(index, position, None, "Element musi być obiektem.", "invalid_type")
+def _check_article_row(check: _RowCheck, term_ids, seen) -> dict | None:
+    if not check.is_object(_ARTICLE_KEYS):
         return None
-    for key in sorted(set(data) - _ARTICLE_KEYS, key=str):
-        check.add(index, position, str(key), "Nieznane pole.", "unknown_field")
-    before = len(check.by_row[index])
-    title = _text(check, index, position, data, "title") if "title" in data else ""
-    if title == "":
-        check.add(index, position, "title", "Tytuł jest wymagany.", "required")
-    elif title is not None and len(title) > 250:
-        check.add(index, position, "title", "Tytuł ma ponad 250 znaków.", "too_long")
-    slug = _text(check, index, position, data, "slug")
-    if slug is not None:
-        _check_slug(check, index, position, slug, max_length=250)
+    before = len(check.errors)
+    title = check.required_text("title", "Tytuł", 250, "Tytuł jest wymagany.")
+    slug = check.slug(max_length=250)
+    if slug:
         if slug in seen:
             message = f"Slug „{slug}” powtarza się (pierwszy raz: {seen[slug]})."
-            check.add(index, position, "slug", message, "duplicate_slug")
-        seen.setdefault(slug, position)
-    lead = _text(check, index, position, data, "lead")
-    body = _text(check, index, position, data, "body", strip=False)
-    status = _text(check, index, position, data, "status", Status.DRAFT)
-    _check_status(check, index, position, status)
-    terms = _text_list(check, index, position, data, "terms") or []
+            check.error("slug", message, "duplicate_slug")
+        seen.setdefault(slug, check.position)
+    lead = check.text("lead")
+    body = check.text("body", strip=False)
+    status = check.status()
+    terms = check.text_list("terms") or []
     for term_slug in terms:
         if term_slug not in term_ids:
-            message = f"Pojęcie „{term_slug}” nie istnieje."
-            check.add(index, position, "terms", message, "unknown_term")
-    series = data.get("series")
+            check.error("terms", f"Pojęcie „{term_slug}” nie istnieje.", "unknown_term")
+    series = check.data.get("series")
     if series is not None and (not isinstance(series, str) or not series.strip()):
-        check.add(index, position, "series", "Oczekiwano nazwy serii albo null.", "invalid_type")
-    order = data.get("series_order")
+        check.error("series", "Oczekiwano nazwy serii albo null.", "invalid_type")
+    order = check.data.get("series_order")
     if order is not None and (isinstance(order, bool) or not isinstance(order, int) or order < 1):
         message = "Oczekiwano dodatniej liczby całkowitej albo null."
-        check.add(index, position, "series_order", message, "invalid_type")
+        check.error("series_order", message, "invalid_type")
     if series and order is None:
         message = "Artykuł w serii musi mieć numer kolejny."
-        check.add(index, position, "series_order", message, "series_order_required")
-    if len(check.by_row[index]) > before:
+        check.error("series_order", message, "series_order_required")
+    if len(check.errors) > before:
         return None
     return {
         "slug": slug,
@@ -612,15 +598,13 @@ def import_articles(rows: Iterable[SourceRow]) -> ArticleImportReport:
     (dozens of articles): rows are saved one by one through `Article.save()`.
     """
     rows = list(rows)
-    check = _Checker()
+    checks = [_RowCheck(row) for row in rows]
     term_ids = dict(Term.objects.values_list("slug", "id"))
     seen: dict[str, str] = {}
     parsed = [
-        item
-        for index, row in enumerate(rows)
-        if (item := _check_article_row(check, index, row, term_ids, seen)) is not None
+        item for check in checks if (item := _check_article_row(check, term_ids, seen)) is not None
     ]
-    if errors := check.errors():
+    if errors := [error for check in checks for error in check.errors]:
         raise ImportErrors(errors)
 
     report = ArticleImportReport()
