@@ -96,13 +96,14 @@ class _Query:
     def __bool__(self) -> bool:
         return bool(self.folded and self.words)
 
-    def tsquery(self, weights: str = "") -> str:
-        """`to_tsquery('simple', …)` text: every word, any of its stems ('agent':* | …)."""
+    def tsquery(self, weights: str = "", *, prefix: bool = True) -> str:
+        """`to_tsquery('simple', …)` text: every word, any of its stems ('agent':* | …).
+        Prefix matching suits names; in long text it would expand to too many lexemes."""
         groups = []
         for alternatives in self.alternatives:
             lexemes = []
             for s in alternatives:
-                label = ("*" if len(s) >= PREFIX_STEM_MIN else "") + weights
+                label = ("*" if prefix and len(s) >= PREFIX_STEM_MIN else "") + weights
                 lexemes.append(f"'{s}':{label}" if label else f"'{s}'")
             groups.append("(" + " | ".join(lexemes) + ")")
         return " & ".join(groups)
@@ -111,10 +112,10 @@ class _Query:
     def prefix_like(self) -> str:
         return _like_escape(self.folded) + "%"
 
-    def word_matches(self, index: int, stems: str) -> bool:
+    def word_matches(self, index: int, stems: str, *, prefix: bool = True) -> bool:
         """Whether query word `index` occurs in a space-padded stem column (Python side)."""
         for s in self.alternatives[index]:
-            if f" {s} " in stems or (len(s) >= PREFIX_STEM_MIN and f" {s}" in stems):
+            if f" {s} " in stems or (prefix and len(s) >= PREFIX_STEM_MIN and f" {s}" in stems):
                 return True
         return False
 
@@ -234,7 +235,7 @@ def term_search(*, query: str, limit: int = 10) -> list[Hit]:
 # found in most bodies (a Polish "stopword") would otherwise make PostgreSQL rank every row.
 TEXT_CANDIDATES = 100
 NAME_CANDIDATES = 50
-TRIGRAM_MAX_WORDS = 2
+TRIGRAM_MAX_CHARS = 16  # ~18 trigrams: a few ms at 100k terms
 SYNONYM_PREFIX_MAX = 12
 
 
@@ -248,7 +249,7 @@ def term_match_arms(q: _Query) -> list[tuple[str, list, int | None]]:
         # C-collation btree, read in order: the shortest names with this prefix come first.
         ('(name_folded COLLATE "C") LIKE %s', [q.prefix_like], NAME_CANDIDATES),
         ("names_vector @@ to_tsquery('simple', %s)", [q.tsquery()], NAME_CANDIDATES),
-        ("search_vector @@ to_tsquery('simple', %s)", [q.tsquery()], TEXT_CANDIDATES),
+        ("search_vector @@ to_tsquery('simple', %s)", [q.tsquery(prefix=False)], TEXT_CANDIDATES),
     ]
     if len(q.key) <= SYNONYM_PREFIX_MAX:
         # Synonym prefix ("serwe" -> "serwera MCP"): trigram `LIKE`, whose index cost grows
@@ -259,10 +260,11 @@ def term_match_arms(q: _Query) -> list[tuple[str, list, int | None]]:
         # cheap and exact, they find "agnet" where trigrams see too little in common.
         typo_sql = " AND ".join(["typo_array && %s::text[]"] * len(q.typo_groups))
         arms.append((f"({typo_sql})", list(q.typo_groups), None))
-        if len(q.words) <= TRIGRAM_MAX_WORDS:
-            # Trigrams (`<%`: word similarity >= 0.6) add two-edit typos ("strimable") in
-            # names and synonyms. Their index cost grows with the query's trigrams, so long
-            # queries rely on the keys. Looser likeness is left to `suggest_terms`.
+        if len(q.key) <= TRIGRAM_MAX_CHARS:
+            # Trigrams (`<%`: word similarity >= 0.6) add two-edit typos ("strimable http")
+            # in names and synonyms. The GIN index reads one posting list per query trigram,
+            # so longer queries rely on the deletion keys alone. Looser likeness is left to
+            # `suggest_terms` ("did you mean").
             arms.append(("%s <%% search_names", [q.key], NAME_CANDIDATES))
     return arms
 
@@ -314,24 +316,22 @@ def _term_rows_postgres(q: _Query, limit: int):
         ordered = sorted(rows.values(), key=lambda r: (-r[5], -r[6], r[4], r[0]))[:limit]
         return [(r[0], r[1], r[2], r[3], r[5], r[6]) for r in ordered]
 
-    tsq_all, tsq_def = q.tsquery(), q.tsquery("AB")
+    tsq_text = q.tsquery(prefix=False)
     synonym_prefix = f"%| {q.key}%" if len(q.key) <= SYNONYM_PREFIX_MAX else ""
-    arms = term_match_arms(q)
-    candidates_sql, candidates_params = _candidates_sql(arms)
-    fuzzy = [arm for arm in arms if "typo_array" in arm[0] or "<%" in arm[0]]
-    fuzzy_sql = "(" + " OR ".join(sql for sql, _p, _l in fuzzy) + ")" if fuzzy else "FALSE"
-    fuzzy_params = [p for _sql, ps, _l in fuzzy for p in ps]
-    tier_sql = f"""CASE
+    candidates_sql, candidates_params = _candidates_sql(term_match_arms(q))
+    # A candidate matched by no name test and not by the text either came from a typo arm:
+    # deciding that by elimination spares re-running trigram and array tests on every row.
+    tier_sql = """CASE
         WHEN name_folded = %s THEN 7
         WHEN names_array @> %s::text[] THEN 6
         WHEN name_folded LIKE %s OR search_names LIKE %s THEN 5
         WHEN names_vector @@ to_tsquery('simple', %s) THEN 4
-        WHEN {fuzzy_sql} THEN 3
+        WHEN NOT search_vector @@ to_tsquery('simple', %s) THEN 3
         WHEN search_vector @@ to_tsquery('simple', %s) THEN 2
         ELSE 1 END"""
     tier_params = [
-        q.folded, [q.key], q.prefix_like, synonym_prefix, tsq_all,
-        *fuzzy_params, tsq_def,
+        q.folded, [q.key], q.prefix_like, synonym_prefix, q.tsquery(), tsq_text,
+        q.tsquery("AB", prefix=False),
     ]  # fmt: skip
     # Within a tier: the name closest to the query ("sesja" before "identyfikator sesji").
     # Cheap on purpose: it runs for every candidate (ts_rank would read each tsvector).
@@ -355,10 +355,7 @@ def _body_hits(q: _Query, column: str) -> dict:
     for i, alternatives in enumerate(q.alternatives):
         cond = Q()
         for s in alternatives:
-            if len(s) >= PREFIX_STEM_MIN:
-                cond |= Q(**{f"{column}__contains": f" {s}"})
-            else:
-                cond |= Q(**{f"{column}__contains": f" {s} "})
+            cond |= Q(**{f"{column}__contains": f" {s} "})
         hits[f"_w{i}"] = ExpressionWrapper(cond, output_field=BooleanField())
     return hits
 
@@ -424,7 +421,7 @@ def _term_tier(q, name_folded, names, stems_names, stems_def, body) -> int:
         return WORDS
     if q.fuzzy and _fuzzy_names(q, names, stems_names):
         return FUZZY
-    in_def = [a or q.word_matches(i, stems_def) for i, a in enumerate(in_names)]
+    in_def = [a or q.word_matches(i, stems_def, prefix=False) for i, a in enumerate(in_names)]
     if all(in_def):
         return DEFINITION
     if all(a or b for a, b in zip(in_def, body, strict=True)):
@@ -476,12 +473,14 @@ def article_search(*, query: str, limit: int = 10) -> list[Hit]:
 
 
 def _article_rows_postgres(q: _Query, limit: int):
-    tsq_all, tsq_title, tsq_lead = q.tsquery(), q.tsquery("A"), q.tsquery("AB")
+    # Title and lead match stems by prefix, the body exact stems (as for terms).
+    tsq_all, tsq_title, tsq_lead = q.tsquery(prefix=False), q.tsquery("A"), q.tsquery("AB")
     match_sql = ["title_folded = %s", "title_folded LIKE %s"]
     match_params = [q.folded, q.prefix_like]
     if not q.short:
         match_sql.append("search_vector @@ to_tsquery('simple', %s)")
-        match_params.append(tsq_all)
+        match_sql.append("search_vector @@ to_tsquery('simple', %s)")
+        match_params += [tsq_lead, tsq_all]
     fuzzy_sql, fuzzy_params = "FALSE", []
     if q.fuzzy:
         fuzzy_sql, fuzzy_params = "%s <%% title_folded", [q.key]
