@@ -563,8 +563,8 @@ def suggest_terms(*, text: str, limit: int = 3) -> list[Hit]:
             Term.objects.published()
             .filter(
                 _sql(
-                    "(name_folded %% %s OR %s <%% search_names OR typo_array && %s::text[])",
-                    [q.key, q.key, [k for keys in q.typo_groups for k in keys]],
+                    "(%s <%% search_names OR typo_array && %s::text[])",
+                    [q.key, [k for keys in q.typo_groups for k in keys]],
                     BooleanField(),
                 )
             )

@@ -29,7 +29,6 @@ POSTGRES_FORWARD = [
     """ALTER TABLE glossary_term ADD COLUMN names_array text[] GENERATED ALWAYS AS (
         string_to_array(btrim(search_names, '| '), ' | ')) STORED""",
     "CREATE INDEX glossary_term_names_array_gin ON glossary_term USING gin (names_array)",
-    "CREATE INDEX glossary_term_name_folded_trgm ON glossary_term USING gin (name_folded gin_trgm_ops)",
     # Typo keys as an array, for the GIN-indexed overlap operator `&&`.
     """ALTER TABLE glossary_term ADD COLUMN typo_array text[] GENERATED ALWAYS AS (
         string_to_array(btrim(typo_keys), ' ')) STORED""",
@@ -51,7 +50,6 @@ POSTGRES_BACKWARD = [
     "DROP INDEX IF EXISTS glossary_term_name_folded_c",
     "DROP INDEX IF EXISTS glossary_term_typo_array_gin",
     "ALTER TABLE glossary_term DROP COLUMN IF EXISTS typo_array",
-    "DROP INDEX IF EXISTS glossary_term_name_folded_trgm",
     "DROP INDEX IF EXISTS glossary_term_names_array_gin",
     "ALTER TABLE glossary_term DROP COLUMN IF EXISTS names_array",
     "DROP INDEX IF EXISTS glossary_term_search_names_trgm",
