@@ -23,11 +23,14 @@ Either way, a question needing a capability the client did not declare is -32021
 from __future__ import annotations
 
 import hashlib
+import re
 import secrets
 import threading
+import time
 
 import orjson
 from django.core import signing
+from django.db import IntegrityError, transaction
 
 from . import protocol as p
 from .errors import InvalidParams, InvalidRequest, JsonRpcError, MissingRequiredClientCapability
@@ -207,8 +210,11 @@ class ClientError(JsonRpcError):
 
 
 # --- the legacy era's side: a request to the client on the call's stream ----------------------
-# How long a call waits for the client's answer before giving up (a person may be typing).
+# How long a call waits for the client's answer before giving up (a person may be typing),
+# and how often it looks for an answer another process stored.
 ANSWER_TIMEOUT = 120.0
+ANSWER_POLL = 0.1
+_ISSUED = re.compile(r"srv-[A-Za-z0-9_-]{24}")
 
 
 class _Waiting:
@@ -231,11 +237,21 @@ def request_client(method: str, params: dict, emit, ctx) -> dict:
         _waiting[request_id] = slot
     try:
         emit({"jsonrpc": "2.0", "id": request_id, "method": method, "params": params})
-        if not slot.done.wait(ANSWER_TIMEOUT):
-            raise ClientError(f"The client did not answer {method} within {ANSWER_TIMEOUT:.0f} s")
+        deadline = time.monotonic() + ANSWER_TIMEOUT
+        # The answer reaches this process directly, or another process stores it.
+        while not slot.done.wait(ANSWER_POLL):
+            stored = _take_stored(request_id)
+            if stored is not None:
+                slot.answer = stored
+                break
+            if time.monotonic() > deadline:
+                raise ClientError(
+                    f"The client did not answer {method} within {ANSWER_TIMEOUT:.0f} s"
+                )
     finally:
         with _waiting_lock:
             _waiting.pop(request_id, None)
+        _take_stored(request_id)  # an answer that raced the timeout is not kept
     answer = slot.answer or {}
     if "error" in answer:
         error = answer["error"] if isinstance(answer["error"], dict) else {}
@@ -244,12 +260,46 @@ def request_client(method: str, params: dict, emit, ctx) -> dict:
 
 
 def deliver(message: dict) -> bool:
-    """Route a client's JSON-RPC response to the call waiting for it; False if none is."""
+    """Route a client's JSON-RPC response to the call waiting for it: directly when that call
+    runs in this process, else through the database to whichever process runs it (the answer
+    POST may reach any worker). False for an id this server never issued."""
     request_id = message.get("id")
-    with _waiting_lock:
-        slot = _waiting.get(request_id) if isinstance(request_id, str) else None
-    if slot is None:
+    if not isinstance(request_id, str) or not _ISSUED.fullmatch(request_id):
         return False
-    slot.answer = message
-    slot.done.set()
+    with _waiting_lock:
+        slot = _waiting.get(request_id)
+    if slot is not None:
+        slot.answer = message
+        slot.done.set()
+        return True
+    from django_eventstream.models import Event
+
+    # A fixed eid skips the library's per-channel counter: a mailbox holds one answer.
+    data = orjson.dumps(message).decode()
+    try:
+        with transaction.atomic():
+            Event(channel=_mailbox(request_id), type="answer", eid=1, data=data).save()
+    except IntegrityError:
+        pass  # a second answer to the same request: the first one counts
     return True
+
+
+def _mailbox(request_id: str) -> str:
+    """The private channel of django-eventstream's event table that holds one answer (never
+    readable by a browser: glossary.eventstream lets streams open content channels only)."""
+    return f"mcp-answer-{request_id}"
+
+
+def _take_stored(request_id: str) -> dict | None:
+    from django_eventstream.models import Event
+
+    mailbox = Event.objects.filter(channel=_mailbox(request_id), type="answer")
+    rows = list(mailbox.values_list("id", "data")[:1])
+    if not rows:
+        return None
+    mailbox.delete()
+    try:
+        answer = orjson.loads(rows[0][1])
+    except orjson.JSONDecodeError:
+        return None
+    return answer if isinstance(answer, dict) else None
