@@ -36,7 +36,8 @@ def words(text: str) -> list[str]:
     return _WORD.findall(text.casefold())
 
 
-@lru_cache(maxsize=65536)
+# Large on purpose: a bulk import meets each word many times (a glossary has ~10^5 forms).
+@lru_cache(maxsize=262_144)
 def stem(word: str) -> str:
     """The folded Snowball stem of one lower-case word; words under four letters are kept."""
     if len(word) < 4:
