@@ -258,8 +258,9 @@ def term_match_arms(q: _Query) -> list[tuple[str, list, int | None]]:
     if q.fuzzy:
         # Deletion keys: every long query word within one edit (or one swap) of a name word;
         # cheap and exact, they find "agnet" where trigrams see too little in common.
+        # Capped too: a correct common word ("context") is one edit from many names.
         typo_sql = " AND ".join(["typo_array && %s::text[]"] * len(q.typo_groups))
-        arms.append((f"({typo_sql})", list(q.typo_groups), None))
+        arms.append((f"({typo_sql})", list(q.typo_groups), NAME_CANDIDATES))
         if len(q.key) <= TRIGRAM_MAX_CHARS:
             # Trigrams (`<%`: word similarity >= 0.6) add two-edit typos ("strimable http")
             # in names and synonyms. The GIN index reads one posting list per query trigram,
