@@ -22,6 +22,7 @@ a scan, fine for the few thousand terms an embedded glossary holds.
 import re
 from dataclasses import dataclass, field
 from functools import cached_property
+from typing import NamedTuple
 
 from django.db import connection
 from django.db.models import BooleanField, ExpressionWrapper, FloatField, IntegerField, Q
@@ -239,50 +240,72 @@ TRIGRAM_MAX_CHARS = 16  # ~18 trigrams: a few ms at 100k terms
 SYNONYM_PREFIX_MAX = 12
 
 
-def term_match_arms(q: _Query) -> list[tuple[str, list, int | None]]:
+class Arm(NamedTuple):
+    """One candidate condition: SQL with its params, an optional cap on its candidates, and
+    whether to evaluate it in full first (a MATERIALIZED CTE), so that the planner cannot
+    trade its index for a "sequential scan until `limit` rows" on a bad estimate."""
+
+    sql: str
+    params: list
+    limit: int | None = None
+    materialized: bool = False
+
+
+def term_match_arms(q: _Query) -> list[Arm]:
     """The conditions selecting candidate terms on PostgreSQL as (SQL, params, limit): each
     is an operator an index serves (btree `=`/prefix, trigram `LIKE`/`<%`, tsvector `@@`,
     array `&&`); arms that may match many rows are capped at `limit` candidates."""
-    arms: list[tuple[str, list, int | None]] = [
-        ("name_folded = %s", [q.folded], None),  # btree
-        ("names_array @> %s::text[]", [[q.key]], None),  # array GIN: exact name or synonym
+    arms = [
+        Arm("name_folded = %s", [q.folded]),  # btree
+        Arm("names_array @> %s::text[]", [[q.key]]),  # array GIN: exact name or synonym
         # C-collation btree, read in order: the shortest names with this prefix come first.
-        ('(name_folded COLLATE "C") LIKE %s', [q.prefix_like], NAME_CANDIDATES),
-        ("names_vector @@ to_tsquery('simple', %s)", [q.tsquery()], NAME_CANDIDATES),
-        ("search_vector @@ to_tsquery('simple', %s)", [q.tsquery(prefix=False)], TEXT_CANDIDATES),
+        Arm('(name_folded COLLATE "C") LIKE %s', [q.prefix_like], NAME_CANDIDATES),
+        Arm("names_vector @@ to_tsquery('simple', %s)", [q.tsquery()], NAME_CANDIDATES),
+        Arm(
+            "search_vector @@ to_tsquery('simple', %s)", [q.tsquery(prefix=False)], TEXT_CANDIDATES
+        ),
     ]
     if len(q.key) <= SYNONYM_PREFIX_MAX:
         # Synonym prefix ("serwe" -> "serwera MCP"): trigram `LIKE`, whose index cost grows
         # with the pattern; a longer query is matched word by word by `names_vector`.
-        arms.insert(3, ("search_names LIKE %s", [f"%| {q.key}%"], NAME_CANDIDATES))
+        arms.insert(3, Arm("search_names LIKE %s", [f"%| {q.key}%"], NAME_CANDIDATES))
     if q.fuzzy:
         # Deletion keys: every long query word within one edit (or one swap) of a name word;
         # cheap and exact, they find "agnet" where trigrams see too little in common.
         # Capped too: a correct common word ("context") is one edit from many names.
         typo_sql = " AND ".join(["typo_array && %s::text[]"] * len(q.typo_groups))
-        arms.append((f"({typo_sql})", list(q.typo_groups), NAME_CANDIDATES))
+        arms.append(Arm(f"({typo_sql})", list(q.typo_groups), NAME_CANDIDATES, True))
         if len(q.key) <= TRIGRAM_MAX_CHARS:
             # Trigrams (`<%`: word similarity >= 0.6) add two-edit typos ("strimable http")
             # in names and synonyms. The GIN index reads one posting list per query trigram,
             # so longer queries rely on the deletion keys alone. Looser likeness is left to
             # `suggest_terms` ("did you mean").
-            arms.append(("%s <%% search_names", [q.key], NAME_CANDIDATES))
+            arms.append(Arm("%s <%% search_names", [q.key], NAME_CANDIDATES))
     return arms
 
 
-def _candidates_sql(arms) -> tuple[str, list]:
+def _candidates_sql(arms: list[Arm]) -> tuple[str, list]:
     """One `SELECT id … UNION …` over the arms: uncapped ones OR-ed (a BitmapOr), capped ones
-    each in its own LIMIT-ed subquery."""
-    free = [(sql, params) for sql, params, limit in arms if limit is None]
-    where = " OR ".join(sql for sql, _p in free)
-    parts = [f"SELECT id FROM glossary_term WHERE {where}"]  # noqa: S608 - constant fragments
-    params = [p for _sql, ps in free for p in ps]
-    for sql, ps, limit in arms:
-        if limit is not None:
-            capped = f"(SELECT id FROM glossary_term WHERE {sql} LIMIT {int(limit)})"  # noqa: S608
+    each in its own LIMIT-ed subquery, materialized ones first as CTEs."""
+    free = [arm for arm in arms if arm.limit is None]
+    ctes, parts, params = [], [], []
+    for i, arm in enumerate(arms):
+        if arm.materialized:
+            cte = f"arm{i} AS MATERIALIZED (SELECT id FROM glossary_term WHERE {arm.sql})"  # noqa: S608
+            ctes.append(cte)
+            params += arm.params
+    where = " OR ".join(arm.sql for arm in free)
+    parts.append(f"SELECT id FROM glossary_term WHERE {where}")  # noqa: S608 - constant SQL
+    params += [p for arm in free for p in arm.params]
+    for i, arm in enumerate(arms):
+        if arm.materialized:
+            parts.append(f"(SELECT id FROM arm{i} LIMIT {int(arm.limit)})")  # noqa: S608
+        elif arm.limit is not None:
+            capped = f"(SELECT id FROM glossary_term WHERE {arm.sql} LIMIT {int(arm.limit)})"  # noqa: S608
             parts.append(capped)
-            params += ps
-    return " UNION ".join(parts), params
+            params += arm.params
+    sql = " UNION ".join(parts)
+    return (f"WITH {', '.join(ctes)} {sql}" if ctes else sql), params
 
 
 def _term_rows_postgres(q: _Query, limit: int):
@@ -438,8 +461,8 @@ def matching_terms(*, queryset, query: str):
         return queryset.none()
     if _postgres():
         arms = term_match_arms(q)
-        sql = " OR ".join(sql for sql, _params, _limit in arms)
-        params = [p for _sql, ps, _limit in arms for p in ps]
+        sql = " OR ".join(arm.sql for arm in arms)
+        params = [p for arm in arms for p in arm.params]
         return queryset.filter(_sql(sql, params, BooleanField()))
     ids = [row[0] for row in _term_rows_python(q, ADMIN_LIMIT, base=queryset.order_by())]
     return queryset.filter(id__in=ids)

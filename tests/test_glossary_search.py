@@ -335,7 +335,7 @@ def test_postgres_every_match_condition_has_an_index(glossary, query):
     assert len(arms) >= 7  # typo arms included
     with connection.cursor() as cursor:
         cursor.execute("SET LOCAL enable_seqscan = off")
-        for sql, params, _limit in arms:
+        for sql, params, *_cap in arms:
             explain = f"EXPLAIN SELECT id FROM glossary_term WHERE {sql}"  # noqa: S608 - our SQL
             cursor.execute(explain, params)
             plan = "\n".join(row[0] for row in cursor.fetchall())
