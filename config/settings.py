@@ -146,8 +146,15 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
             "timeout": env_int("DB_POOL_TIMEOUT", 10),
         }
 elif DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+    # IMMEDIATE: a transaction that reads and then writes takes the write lock up front, so
+    # concurrent processes (server workers, a shell) wait for it instead of failing with
+    # "database is locked" when the read snapshot turns out stale.
     DATABASES["default"].setdefault("OPTIONS", {}).update(
-        {"init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;", "timeout": 20}
+        {
+            "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
+            "timeout": 20,
+            "transaction_mode": "IMMEDIATE",
+        }
     )
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
@@ -220,6 +227,16 @@ MCP_PAGE_SIZE = env_int("MCP_PAGE_SIZE", 50)
 # The official conformance suite's fixture tools, resources and prompts (test_*, test://...):
 # for the suite's runs only (tests, CI); production lists only the glossary's own features.
 MCP_CONFORMANCE_FIXTURES = env_bool("MCP_CONFORMANCE_FIXTURES", False)
+# Legacy (2025-11-25) sessions: minted by initialize, kept in the database, expired after this
+# long without a request (an open GET stream counts); `manage.py mcp_cleanup_sessions` deletes
+# expired rows. MCP_REQUIRE_SESSION=1 answers 400 to requests without Mcp-Session-Id.
+MCP_SESSION_IDLE_SECONDS = env_int("MCP_SESSION_IDLE_SECONDS", 3600)
+MCP_REQUIRE_SESSION = env_bool("MCP_REQUIRE_SESSION", False)
+# SSE streams: keep-alive comment interval, the client's reconnection delay, and how long a
+# GET stream lives before the server closes it for the client to resume (0 = no limit).
+MCP_SSE_KEEPALIVE_SECONDS = env_int("MCP_SSE_KEEPALIVE_SECONDS", 15)
+MCP_SSE_RETRY_MS = env_int("MCP_SSE_RETRY_MS", 1000)
+MCP_SSE_MAX_SECONDS = env_int("MCP_SSE_MAX_SECONDS", 0)
 
 # --- Live updates: server-sent events (django-eventstream) ------------------------------
 # Content-change events (glossary/events.py) go to stored channels, so a burst loses nothing

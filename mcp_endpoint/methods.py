@@ -11,7 +11,7 @@ from django.conf import settings
 from . import prompts as _prompts  # noqa: F401  (registers the prompts)
 from . import protocol as p
 from . import tools as _tools  # noqa: F401  (registers the tools)
-from .errors import InvalidParams, ResourceNotFound
+from .errors import InvalidParams, InvalidRequest, ResourceNotFound
 from .pagination import offset_page
 from .registry import (
     LEGACY_ONLY,
@@ -22,6 +22,7 @@ from .registry import (
     method,
 )
 from .resources import list_resources, read_resource
+from .streams import ListenStream, honored_filter, subscribable
 
 if settings.MCP_CONFORMANCE_FIXTURES:
     from . import conformance_fixtures as _fixtures  # noqa: F401  (registers the fixtures)
@@ -64,7 +65,7 @@ def initialize(params: dict, ctx) -> dict:
         ctx.session.negotiated(version, params["clientInfo"], params["capabilities"])
     return {
         "protocolVersion": version,
-        "capabilities": p.CAPABILITIES,
+        "capabilities": p.capabilities(ctx.transport),
         "serverInfo": p.server_info(),
         "instructions": p.INSTRUCTIONS,
     }
@@ -91,7 +92,7 @@ def ping(params: dict, ctx) -> dict:
 def discover(params: dict, ctx) -> dict:
     return {
         "supportedVersions": list(p.SUPPORTED_VERSIONS),
-        "capabilities": p.CAPABILITIES,
+        "capabilities": p.capabilities(ctx.transport),
         "instructions": p.INSTRUCTIONS,
         p.META: {p.META_SERVER_INFO: p.server_info()},
     }
@@ -187,18 +188,65 @@ def resources_read(params: dict, ctx) -> dict:
     return {"contents": [contents]}
 
 
+def _subscribable_uri(params: dict) -> str:
+    """Any absolute URI may be subscribed (one that names no resource simply never fires,
+    as in the SDK's own server); updates fire for glossary://terms/… and glossary://articles/…"""
+    uri = params["uri"]
+    if not subscribable(uri):
+        raise InvalidParams(
+            f"Cannot subscribe to {uri[:100]!r}: not an absolute URI. Resources that change are "
+            + " and ".join(RESOURCE_TEMPLATES),
+            data={"uri": uri[:2000]},
+        )
+    return uri
+
+
 @method(p.RESOURCES_SUBSCRIBE, eras=LEGACY_ONLY, params=URI)
 def resources_subscribe(params: dict, ctx) -> dict:
-    """Accepted and answered `{}` (2025-11-25 server/resources §Subscriptions) so clients that
-    subscribe regardless of capabilities keep working; `resources.subscribe` stays false in
-    the capabilities because this stateless transport has no stream to deliver
-    `notifications/resources/updated` on (sessions and GET streams come with a later change)."""
+    """2025-11-25 server/resources §Subscriptions: the session's GET stream then carries
+    `notifications/resources/updated` for the URI. Without a session (stateless HTTP, stdio)
+    there is no stream to deliver on: accepted, answered `{}`, nothing stored."""
+    uri = _subscribable_uri(params)
+    subscribe = getattr(ctx.session, "subscribe", None)
+    if subscribe is not None and not subscribe(uri):
+        raise InvalidParams("This session holds the maximum number of subscriptions")
     return {}
 
 
 @method(p.RESOURCES_UNSUBSCRIBE, eras=LEGACY_ONLY, params=URI)
 def resources_unsubscribe(params: dict, ctx) -> dict:
+    uri = _subscribable_uri(params)
+    unsubscribe = getattr(ctx.session, "unsubscribe", None)
+    if unsubscribe is not None:
+        unsubscribe(uri)
     return {}
+
+
+@method(
+    p.SUBSCRIPTIONS_LISTEN,
+    eras=frozenset({p.MODERN}),
+    params={
+        "type": "object",
+        "properties": {
+            "notifications": {
+                "type": "object",
+                "properties": {
+                    "toolsListChanged": {"type": "boolean"},
+                    "promptsListChanged": {"type": "boolean"},
+                    "resourcesListChanged": {"type": "boolean"},
+                    "resourceSubscriptions": {"type": "array", "items": {"type": "string"}},
+                },
+            }
+        },
+        "required": ["notifications"],
+    },
+)
+def subscriptions_listen(params: dict, ctx) -> dict:
+    """2026-07-28 `subscriptions/listen`: the HTTP view streams the acknowledgement and the
+    opted-in notifications (streams.py); other transports have no stream for it."""
+    if ctx.transport != "http":
+        raise InvalidRequest("subscriptions/listen is served over Streamable HTTP only")
+    return ListenStream(honored_filter(params["notifications"]))
 
 
 @method(p.PROMPTS_LIST, params=CURSOR, cacheable=True)

@@ -3,8 +3,9 @@ itself (server info, capabilities, instructions).
 
 The server is "dual-era" (2026-07-28 basic/versioning): the legacy revisions negotiate once
 with `initialize`; the modern revision carries its version and client capabilities in every
-request's `_meta`. Capabilities below declare exactly what is implemented: no list-changed
-notifications, no resource subscriptions.
+request's `_meta`. Capabilities declare exactly what is implemented: over HTTP, resource
+subscriptions and resource list changes (legacy GET stream, modern `subscriptions/listen`);
+over stdio, neither.
 """
 
 from django.conf import settings
@@ -53,6 +54,7 @@ PROMPTS_LIST = "prompts/list"
 PROMPTS_GET = "prompts/get"
 COMPLETE = "completion/complete"
 LOGGING_SET_LEVEL = "logging/setLevel"
+SUBSCRIPTIONS_LISTEN = "subscriptions/listen"
 CANCELLED = "notifications/cancelled"
 
 # Methods whose modern HTTP requests must mirror `params.name`/`params.uri` in Mcp-Name.
@@ -65,6 +67,14 @@ CAPABILITIES = {
     "completions": {},
     "logging": {},
 }
+
+# Delivered on HTTP streams (mcp_endpoint/streams.py); stdio has no push channel yet.
+HTTP_CAPABILITIES = {**CAPABILITIES, "resources": {"subscribe": True, "listChanged": True}}
+
+
+def capabilities(transport: str) -> dict:
+    return HTTP_CAPABILITIES if transport == "http" else CAPABILITIES
+
 
 INSTRUCTIONS = """\
 Słownik is a Polish glossary of technical terms (AI agents, MCP, web, security) with \

@@ -4,10 +4,11 @@ index at /wp-json/ so clients that discover routes there find the MCP endpoint.
 The MCP view only adapts HTTP to the dispatcher: it checks what belongs to HTTP (Origin,
 method, Accept, Content-Type, body size), picks the protocol era from the
 `MCP-Protocol-Version` header (absent or a legacy revision → legacy, anything else → the
-modern path, which validates it), and turns the dispatcher's `Reply` into a response. It
-serves the legacy era statelessly: no `Mcp-Session-Id`, GET and DELETE → 405 (a later
-change adds sessions and SSE streams here). Nothing in this module ever answers with HTML or
-exception text: every error body is a JSON-RPC error object.
+modern path, which validates it), and turns the dispatcher's `Reply` into a response.
+Legacy sessions (`Mcp-Session-Id`, GET stream, DELETE) live in `sessions` and `streams`;
+requests without a session are served statelessly, and GET/DELETE without one are 405.
+Nothing in this module ever answers with HTML or exception text: every error body is a
+JSON-RPC error object.
 """
 
 import logging
@@ -18,7 +19,7 @@ from django.http import HttpResponse, JsonResponse
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_safe
 
-from . import calls
+from . import calls, sessions, streams
 from . import protocol as p
 from .context import RequestContext
 from .dispatcher import handle_payload
@@ -107,6 +108,10 @@ def _serve(request):
         response = HttpResponse(status=204)
         response["Allow"] = ALLOW
         return _cors(response, origin, preflight=True, request=request)
+    if request.method in ("GET", "DELETE"):
+        response = streams.session_method(request, error_response)
+        if response is not None:
+            return _cors(response, origin)
     if request.method != "POST":
         response = error_response(
             InvalidRequest(
@@ -158,13 +163,18 @@ def _post(request):
             if name in request.headers
         }
     ctx = RequestContext(transport="http", era=era, protocol_version=version, headers=headers)
+    if era == p.LEGACY:
+        rejected = sessions.attach(request, ctx, body, error_response)
+        if rejected is not None:
+            return rejected
     accept = request.headers.get("Accept", "")
     if calls.SSE in accept.lower() and calls.wants_live(_peek(body), ctx, accept):
         return calls.respond(request, ctx, body)
     reply = handle_payload(body, ctx)
     if reply.body is None:
         return HttpResponse(status=202)
-    return HttpResponse(reply.encode(), status=reply.status, content_type=JSON)
+    # JSON, the subscriptions/listen stream, or JSON with the session initialize minted.
+    return streams.respond(request, ctx, body, reply, error_response)
 
 
 def _peek(body: bytes):

@@ -108,7 +108,14 @@ class Deployment:
     """One database (PostgreSQL next to the test database, or a SQLite file) served by
     `processes` uvicorn processes with the same production-like settings."""
 
-    def __init__(self, *, processes: int = 1, redis_url: str = "", name: str = "streams") -> None:
+    def __init__(
+        self,
+        *,
+        processes: int = 1,
+        redis_url: str = "",
+        name: str = "streams",
+        settings: dict[str, str] | None = None,
+    ) -> None:
         self.workdir = Path(tempfile.mkdtemp(prefix=f"slownik-{name}-"))
         self.source = os.environ.get("DATABASE_URL", "")
         self.pg_admin: dict | None = None
@@ -116,7 +123,7 @@ class Deployment:
         self.database_url = self._create_database(name)
         self.ports = [free_port() for _ in range(processes)]
         self.urls = [f"http://{HOST}:{port}" for port in self.ports]
-        self.env = self._env(redis_url)
+        self.env = {**self._env(redis_url), **(settings or {})}
         self.processes: list[subprocess.Popen] = []
 
     # --- database ---------------------------------------------------------------------------
@@ -150,6 +157,21 @@ class Deployment:
             return conn.execute(
                 "SELECT count(*) FROM pg_stat_activity WHERE datname = %s", [self.pg_name]
             ).fetchone()[0]
+
+    def query(self, sql: str, params: tuple = ()) -> list[tuple]:
+        """Read this deployment's database directly (`%s` placeholders on both vendors)."""
+        if self.pg_name:
+            import psycopg
+
+            with psycopg.connect(**{**self.pg_admin, "dbname": self.pg_name}) as conn:
+                return conn.execute(sql, params).fetchall()
+        import sqlite3
+
+        conn = sqlite3.connect(self.database_url.removeprefix("sqlite:///"))
+        try:
+            return conn.execute(sql.replace("%s", "?"), params).fetchall()
+        finally:
+            conn.close()
 
     def _env(self, redis_url: str) -> dict[str, str]:
         env = {key: value for key, value in os.environ.items() if key != "REDIS_URL"}

@@ -396,7 +396,7 @@ def test_get_and_search_term_use_at_most_two_queries(
 @pytest.mark.parametrize(
     ("method_name", "params", "queries"),
     [
-        ("initialize", INIT, 0),
+        ("initialize", INIT, 1),  # the new session row
         ("tools/list", {}, 0),
         ("prompts/list", {}, 0),
         ("resources/templates/list", {}, 0),

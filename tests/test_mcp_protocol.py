@@ -488,7 +488,8 @@ def test_initialize_result_shape(client, db, settings):
     result = result_of(post(client, _req("initialize", INIT)))
     assert result["capabilities"] == {
         "tools": {"listChanged": False},
-        "resources": {"subscribe": False, "listChanged": False},
+        # HTTP streams deliver resource updates and list changes (tests/test_mcp_streams.py).
+        "resources": {"subscribe": True, "listChanged": True},
         "prompts": {"listChanged": False},
         "completions": {},
         "logging": {},
@@ -660,8 +661,9 @@ def test_unexpected_exception_is_generic_internal_error(client, content, monkeyp
 
 @pytest.mark.parametrize("method_name", ["resources/subscribe", "resources/unsubscribe"])
 def test_subscribe_is_accepted_as_a_no_op_in_the_legacy_era(client, db, method_name):
-    """2025-11-25 server/resources §Subscriptions: subscribe/unsubscribe {uri} -> {} (no
-    updates are pushed: capabilities keep resources.subscribe false); gone in 2026-07-28."""
+    """2025-11-25 server/resources §Subscriptions: subscribe/unsubscribe {uri} -> {}; without
+    a session nothing is stored (tests/test_mcp_sessions.py covers sessions); gone in
+    2026-07-28."""
     params = {"uri": "glossary://terms/mcp"}
     assert result_of(legacy(client, method_name, params)) == {}
     assert legacy(client, method_name, {}).json()["error"]["code"] == -32602
