@@ -280,7 +280,7 @@ def term_match_arms(q: _Query) -> list[Arm]:
             # in names and synonyms. The GIN index reads one posting list per query trigram,
             # so longer queries rely on the deletion keys alone. Looser likeness is left to
             # `suggest_terms` ("did you mean").
-            arms.append(Arm("%s <%% search_names", [q.key], NAME_CANDIDATES))
+            arms.append(Arm("%s <%% search_names", [q.key], NAME_CANDIDATES, True))
     return arms
 
 
