@@ -63,6 +63,9 @@ PROD_ENV = {
     "ALLOWED_HOSTS": "127.0.0.1,testserver",
     "SECURE_SSL_REDIRECT": "0",
     "CONN_MAX_AGE": "600",
+    # Prepared statements on a direct connection (config/settings.py explains the opt-in).
+    "DB_SERVER_SIDE_BINDING": "1",
+    "DB_PREPARE_THRESHOLD": "5",
     "SITE_URL": "http://127.0.0.1:8000",
     "LOG_LEVEL": "WARNING",
 }
@@ -676,9 +679,10 @@ def render(results: dict, meta: dict, args) -> str:
         "",
         "Versions: " + ", ".join(f"{k} {v}" for k, v in meta["versions"].items()),
         "",
-        "Ours: granian `--interface wsgi --workers 1 --blocking-threads 1`, DEBUG=0, "
-        "CONN_MAX_AGE=600. Reference: `bench/reference_server.py` (SDK `MCPServer`, "
-        "stateless JSON, uvicorn 1 worker, async psycopg pool).",
+        f"Ours: granian `--interface wsgi --workers 1 --blocking-threads {args.threads}`, "
+        "DEBUG=0, CONN_MAX_AGE=600, DB_SERVER_SIDE_BINDING=1 (prepared statements). "
+        "Reference: `bench/reference_server.py` (SDK `MCPServer`, stateless JSON, uvicorn "
+        "1 worker, async psycopg pool of 4).",
         "",
         "| scenario | server | req/s | p50 ms | p99 ms | CPU ms/req | SQL/req "
         "| ours ÷ ref per round |",
@@ -737,6 +741,9 @@ def main() -> None:
     parser.add_argument("--duration", type=int, default=10, help="seconds per wrk run")
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--connections", type=int, default=16)
+    parser.add_argument(
+        "--threads", type=int, default=1, help="granian blocking threads of our one worker"
+    )
     parser.add_argument("--seed", type=int, default=20261130)
     parser.add_argument("--workload", type=int, default=50, help="queries and slugs rotated")
     parser.add_argument("--only", help="comma-separated scenario names to run")
@@ -783,7 +790,8 @@ def main() -> None:
         sys.exit("cannot give the reference server our SQL:\n  " + "\n  ".join(problems[:5]))
     notes.append(
         f"Same SQL: the reference runs the statements captured from our selectors for all "
-        f"{len(queries)} queries and {len(slugs)} slugs (client-side binding, as Django)."
+        f"{len(queries)} queries and {len(slugs)} slugs, bound the way Django binds them "
+        "(server-side, prepared after 5 executions per connection)."
     )
     our_sql = count_queries(queries, slugs)
     captured = json.loads(statements.read_text(encoding="utf-8"))
@@ -797,7 +805,8 @@ def main() -> None:
     ours = Server(
         "ours",
         [str(venv_bin / "granian"), "--interface", "wsgi", "--workers", "1",
-         "--blocking-threads", "1", "--runtime-threads", "1", "--no-ws", "--log-level", "warning",
+         "--blocking-threads", str(args.threads), "--runtime-threads", "1", "--no-ws",
+         "--log-level", "warning",
          "--host", "127.0.0.1", "--port", str(port := free_port()), "config.wsgi:application"],
         env, port, probe_mcp(MCP_PATH),
     )  # fmt: skip

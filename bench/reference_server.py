@@ -5,8 +5,9 @@ way its documentation shows, serving the same two glossary tools as Słownik wit
   derives `outputSchema` and returns `structuredContent` plus a JSON text block, as ours does);
 - `streamable_http_app(stateless_http=True, json_response=True)` under uvicorn, one worker, with
   uvloop and httptools when installed (`uvicorn[standard]`, the usual production choice);
-- an `AsyncConnectionPool` (psycopg 3) opened once in the server's lifespan: async tools on an
-  async pool are the idiomatic shape for an asyncio SDK server (no thread hop per call).
+- an `AsyncConnectionPool` (psycopg 3, 4 connections) opened once in the server's lifespan:
+  async tools on an async pool are the idiomatic shape for an asyncio SDK server (no thread
+  hop per call); binding mode as Django's under the same environment (see `lifespan`).
 
 "The same SQL" is enforced, not hand-copied: `bench/mcp.py` captures the statements our
 selectors run (`glossary.selectors.term_detail`, `glossary.search.term_search`) through Django's
@@ -44,6 +45,7 @@ from psycopg import AsyncClientCursor  # noqa: E402
 from psycopg_pool import AsyncConnectionPool  # noqa: E402
 
 SITE_URL = os.environ.get("SITE_URL", "http://127.0.0.1:8000").rstrip("/")
+PREPARE_THRESHOLD = int(os.environ.get("DB_PREPARE_THRESHOLD") or 5)
 
 
 class Statements:
@@ -139,12 +141,16 @@ class TermResult(BaseModel):
 def build_server(statements: Statements) -> MCPServer:
     @contextlib.asynccontextmanager
     async def lifespan(server) -> AsyncIterator[dict]:
-        # Client-side binding, as Django's psycopg backend uses: the very same SQL text reaches
-        # PostgreSQL from both servers.
+        # The binding mode Django uses under the same settings (config/settings.py), so the
+        # very same statements reach PostgreSQL the same way from both servers: client-side
+        # binding by default, server-side binding with prepared statements when
+        # DB_SERVER_SIDE_BINDING is on (psycopg's own default for async connections).
+        kwargs: dict = {"autocommit": True, "cursor_factory": AsyncClientCursor}
+        if os.environ.get("DB_SERVER_SIDE_BINDING", "").lower() in {"1", "true", "yes", "on"}:
+            kwargs = {"autocommit": True, "prepare_threshold": PREPARE_THRESHOLD}
         pool = AsyncConnectionPool(
-            os.environ["DATABASE_URL"], min_size=4, max_size=4, open=False,
-            kwargs={"autocommit": True, "cursor_factory": AsyncClientCursor},
-        )  # fmt: skip
+            os.environ["DATABASE_URL"], min_size=4, max_size=4, open=False, kwargs=kwargs
+        )
         await pool.open(wait=True)
         try:
             yield {"pool": pool}
