@@ -390,15 +390,18 @@ def _name_closeness(q: _Query, search_names: str) -> float:
 
 
 def _fuzzy_names(q: _Query, search_names: str, stems_names: str) -> bool:
-    """Every query word is in the names, as a stem or within two edits (words ≥ 5 letters),
-    and at least one needed the edits."""
+    """Every query word is in the names, as a stem or within two edits (words ≥ 5 letters)
+    or one edit from the start of a longer name word (a word still being typed: "protok" ~
+    "protocol", as PostgreSQL's trigram word similarity finds it), and one needed the edits."""
     name_words = set(words(search_names))
     used_edits = False
     for i, word in enumerate(q.words):
         if q.word_matches(i, stems_names):
             continue
         f = fold(word)
-        if len(f) >= TYPO_MIN_LENGTH and any(_within(f, w, 2) for w in name_words):
+        if len(f) >= TYPO_MIN_LENGTH and any(
+            _within(f, w, 2) or (len(w) > len(f) and _within(f, w[: len(f)], 1)) for w in name_words
+        ):
             used_edits = True
             continue
         return False
