@@ -20,8 +20,10 @@ import zlib
 
 import orjson
 
+from . import notifications
 from . import protocol as p
 from .client_requests import ask, declares, elicitation, list_roots, sampling
+from .notifications import progress
 from .registry import (
     PromptArgument,
     Resource,
@@ -87,36 +89,8 @@ def _fixture_tool(name: str, description: str, input_schema: dict = NO_ARGUMENTS
 
 
 # --- notifications on the call's stream -----------------------------------------------------
-def _log_level(ctx) -> str | None:
-    """Modern: the request's `_meta` logLevel, nothing without it (2026-07-28 MUST NOT).
-    Legacy: the level `logging/setLevel` stored in the session."""
-    if ctx.log_level is not None or ctx.era == p.MODERN:
-        return ctx.log_level
-    return getattr(ctx.session, "log_level", None)
-
-
 def log(ctx, level: str, data) -> None:
-    threshold = _log_level(ctx)
-    if ctx.notify is None or threshold is None:
-        return
-    if p.LOG_LEVELS.index(level) < p.LOG_LEVELS.index(threshold):
-        return
-    ctx.notify(
-        {
-            "jsonrpc": "2.0",
-            "method": "notifications/message",
-            "params": {"level": level, "logger": "conformance", "data": data},
-        }
-    )
-
-
-def progress(ctx, done: int, total: int, message: str | None = None) -> None:
-    if ctx.notify is None or ctx.progress_token is None:
-        return
-    params = {"progressToken": ctx.progress_token, "progress": done, "total": total}
-    if message:
-        params["message"] = message
-    ctx.notify({"jsonrpc": "2.0", "method": "notifications/progress", "params": params})
+    notifications.log(ctx, level, data, logger="conformance")
 
 
 # --- content ----------------------------------------------------------------------------------

@@ -6,8 +6,10 @@ info, caching hints). Tools, resources and prompts come from their declaration t
 the list methods cannot drift from what the call/read/get methods accept.
 """
 
+import orjson
 from django.conf import settings
 
+from . import notifications
 from . import prompts as _prompts  # noqa: F401  (registers the prompts)
 from . import protocol as p
 from . import tools as _tools  # noqa: F401  (registers the tools)
@@ -148,7 +150,16 @@ def tools_call(params: dict, ctx) -> dict:
             ],
             "isError": True,
         }
-    outcome = tool.handler(arguments, ctx)
+    if tool.interactive:  # reports its own progress and logs
+        outcome = tool.handler(arguments, ctx)
+    else:
+        # What a live call (calls.py) says before the result of a one-step tool: the call,
+        # that it is done, and how it went (each only if the client asked for it).
+        notifications.log(ctx, "debug", f"{name}: {orjson.dumps(arguments).decode()[:500]}")
+        outcome = tool.handler(arguments, ctx)
+        notifications.progress(ctx, 1, 1, f"{name}: gotowe")
+        level = "error" if outcome.is_error else "info"
+        notifications.log(ctx, level, f"{name}: {outcome.text[:200]}")
     if outcome.content is not None:
         content = list(outcome.content)
     else:

@@ -14,6 +14,7 @@ from django.utils import timezone
 
 from mcp_endpoint import sessions
 from mcp_endpoint.models import McpSession
+from tests.factories import make_term
 
 MCP_URL = "/wp-json/webflux/v1/mcp"
 LEGACY = "2025-11-25"
@@ -227,3 +228,58 @@ def test_get_for_unknown_session_is_404(client):
     """GET naming a session that does not exist: 404."""
     headers = {sessions.HEADER: "gone", "Accept": "text/event-stream"}
     assert client.get(MCP_URL, headers=headers).status_code == 404
+
+
+# --- SSE responses to POST (calls.py streams them; the glossary tools report) -----------------
+def sse_messages(response) -> list[dict]:
+    text = b"".join(response.streaming_content).decode()
+    assert "[DONE]" not in text
+    return [orjson.loads(line[6:]) for line in text.splitlines() if line.startswith("data: ")]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_progress_token_gets_progress_before_the_result(client):
+    """tools/call with a progressToken, SSE accepted: notifications/progress, then the
+    response, and the stream ends with it (never a `data: [DONE]` line)."""
+    make_term("MCP", slug="mcp")
+    key = initialize(client)
+    params = {"name": "get_term", "arguments": {"slug": "mcp"}, "_meta": {"progressToken": "p1"}}
+    response = post(client, "tools/call", params, session=key, request_id=7)
+    assert response["Content-Type"].startswith("text/event-stream")
+    progress, final = sse_messages(response)
+    assert progress["method"] == "notifications/progress"
+    assert progress["params"] == {
+        "progressToken": "p1",
+        "progress": 1,
+        "total": 1,
+        "message": "get_term: gotowe",
+    }
+    assert final["id"] == 7 and final["result"]["isError"] is False
+
+
+@pytest.mark.django_db(transaction=True)
+def test_log_messages_follow_the_session_level(client):
+    """After logging/setLevel, a call streams notifications/message at or above that level
+    before its result; above the messages' levels, it is plain JSON again."""
+    make_term("MCP", slug="mcp")
+    key = initialize(client)
+    post(client, "logging/setLevel", {"level": "info"}, session=key)
+    params = {"name": "get_term", "arguments": {"slug": "mcp"}}
+    note, final = sse_messages(post(client, "tools/call", params, session=key))
+    assert note["method"] == "notifications/message"
+    assert note["params"]["level"] == "info" and note["params"]["data"].startswith("get_term")
+    assert "result" in final
+    post(client, "logging/setLevel", {"level": "error"}, session=key)
+    response = post(client, "tools/call", params, session=key)
+    assert response["Content-Type"] == "application/json"
+
+
+@pytest.mark.django_db(transaction=True)
+def test_plain_json_without_sse_in_accept(client):
+    """A client that accepts only JSON gets JSON, whatever the call could have reported."""
+    make_term("MCP", slug="mcp")
+    key = initialize(client)
+    post(client, "logging/setLevel", {"level": "debug"}, session=key)
+    params = {"name": "get_term", "arguments": {"slug": "mcp"}, "_meta": {"progressToken": 1}}
+    response = post(client, "tools/call", params, session=key, accept="application/json")
+    assert response["Content-Type"] == "application/json"
