@@ -25,7 +25,14 @@ from functools import cached_property
 from typing import NamedTuple
 
 from django.db import connection
-from django.db.models import BooleanField, ExpressionWrapper, FloatField, IntegerField, Q
+from django.db.models import (
+    BooleanField,
+    ExpressionWrapper,
+    FloatField,
+    IntegerField,
+    Q,
+    Value,
+)
 from django.db.models.expressions import RawSQL
 from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
@@ -409,19 +416,25 @@ def _fuzzy_names(q: _Query, search_names: str, stems_names: str) -> bool:
 
 
 def _term_rows_python(q: _Query, limit: int, base=None):
-    columns = ("search_names", "stems_names", "stems_definition")
-    rows = (
-        (Term.objects.published() if base is None else base)
-        .annotate(**_body_hits(q, "stems_body"))
-        .values_list(*_TERM_ROW, "name_folded", *columns, *[f"_w{i}" for i in range(len(q.words))])
-    )
+    qs = Term.objects.published() if base is None else base
+    hit_names = [f"_w{i}" for i in range(len(q.words))]
     if q.short:
-        rows = rows.filter(
+        qs = qs.filter(
             Q(name_folded__startswith=q.folded) | Q(search_names__contains=f"| {q.key} |")
-        )
+        ).annotate(_fz=Value(False))
+    else:
+        # SQLite evaluates these LIKEs in C; only rows that may match reach Python, and only
+        # rows a typo may point to pay for the edit distances.
+        qs = qs.annotate(
+            _fz=ExpressionWrapper(_fuzzy_prefilter(q), BooleanField()) if q.fuzzy else Value(False)
+        ).filter(_python_prefilter(q))
+    rows = qs.annotate(**_body_hits(q, "stems_body")).values_list(
+        *_TERM_ROW, "name_folded", "search_names", "stems_names", "stems_definition", "_fz",
+        *hit_names,
+    )  # fmt: skip
     ranked = []
-    for pk, slug, name, short, sort, name_folded, names, stems_names, stems_def, *body in rows:
-        tier = _term_tier(q, name_folded, names, stems_names, stems_def, body)
+    for pk, slug, name, short, sort, name_folded, names, stems_names, stems_def, fz, *body in rows:
+        tier = _term_tier(q, name_folded, names, stems_names, stems_def, body, bool(fz))
         if tier:
             # Short queries list prefixes alphabetically, as PostgreSQL's index order does.
             closeness = (
@@ -434,7 +447,30 @@ def _term_rows_python(q: _Query, limit: int, base=None):
     return [(pk, slug, name, short, -t, -c) for t, c, _s, pk, slug, name, short in ranked[:limit]]
 
 
-def _term_tier(q, name_folded, names, stems_names, stems_def, body) -> int:
+def _fuzzy_prefilter(q: _Query) -> Q:
+    """Rows a typo may point to: a name word one deletion away (the keys PostgreSQL indexes)
+    or a name containing the first four letters of a long query word."""
+    cond = Q(pk__in=[])
+    for keys in q.typo_groups:
+        for key in keys:
+            cond |= Q(typo_keys__contains=f" {key} ")
+    for word in q.words:
+        if len(word) >= TYPO_MIN_LENGTH:
+            cond |= Q(search_names__contains=fold(word)[:4])
+    return cond
+
+
+def _python_prefilter(q: _Query) -> Q:
+    """Rows that can reach any tier: a name prefix, a stem of some query word, or a typo."""
+    cond = Q(name_folded__startswith=q.folded) | Q(search_names__contains=f"| {q.key}")
+    for alternatives in q.alternatives:
+        for s in alternatives:
+            cond |= Q(stems_names__contains=f" {s}") | Q(stems_definition__contains=f" {s} ")
+            cond |= Q(stems_body__contains=f" {s} ")
+    return cond | _fuzzy_prefilter(q) if q.fuzzy else cond
+
+
+def _term_tier(q, name_folded, names, stems_names, stems_def, body, fuzzy_possible=True) -> int:
     if name_folded == q.folded:
         return NAME
     if f"| {q.key} |" in names:
@@ -446,7 +482,9 @@ def _term_tier(q, name_folded, names, stems_names, stems_def, body) -> int:
     in_names = [q.word_matches(i, stems_names) for i in range(len(q.words))]
     if all(in_names):
         return WORDS
-    if q.fuzzy and _fuzzy_names(q, names, stems_names):
+    # Edit distances only where a typo is plausible: a prefiltered row, or names that already
+    # share a word with the query ("strimable http" and "Streamable HTTP").
+    if q.fuzzy and (fuzzy_possible or any(in_names)) and _fuzzy_names(q, names, stems_names):
         return FUZZY
     in_def = [a or q.word_matches(i, stems_def, prefix=False) for i, a in enumerate(in_names)]
     if all(in_def):
