@@ -5,18 +5,21 @@ suggestions of `get_term` and the admin search box. Callers only see the functio
 How it matches (the derived columns are computed in Python by `refresh_derived()`, so save,
 bulk import and both databases see the same text):
 - `name_folded`/`search_names`: names and synonyms lower-cased with Polish diacritics folded
-  ("Słownik" = "slownik" = "SŁOWNIK"), for exact, prefix and typo (trigram) matching;
-- `stems_*`: Snowball Polish stems ("serwerów" -> "serwer"), per ranking weight.
+  ("Słownik" = "slownik" = "SŁOWNIK"), for exact, prefix and trigram matching;
+- `stems_*`: Snowball Polish stems ("serwerów" -> "serwer"), per ranking weight;
+- `typo_keys`: one-deletion keys of the name's words ("agnet" and "agent" share "agnt").
 
 Ranking tiers, best first: exact name, exact synonym, name or synonym prefix, all query words
 in the names (any order, any inflection), typo-tolerant name match, short definition, body
 (articles: title, lead, body). Ties go to the closer name, then alphabetical order, then id.
-`Hit.score` is 1.0 for an exact name and below 1.0 otherwise; `Hit.match` names the tier.
+`Hit.score` is 1.0 for an exact name and below 1.0 otherwise; `Hit.match` names the tier and
+`Hit.snippet` is the summary with the matched words in <mark> (escaped, safe to render).
 
-PostgreSQL answers each call in one index-backed query (GIN on a generated tsvector, pg_trgm
-GIN for `%`/`<%`, a C-collation btree for short prefixes; see migration 0003). SQLite has none
-of these, so there the same tiers are computed in Python over the published rows: correct, but
-a scan, fine for the few thousand terms an embedded glossary holds.
+PostgreSQL answers each call in one statement whose candidates come from indexes only
+(migration 0003: generated tsvectors and arrays with GIN indexes, pg_trgm GIN, a C-collation
+btree), with caps on arms that can match much of the table (see `term_match_arms`). SQLite has
+none of these: it prefilters rows with `LIKE` and computes the same tiers in Python, which is
+linear in the glossary's size (fine for the few thousand terms of an embedded glossary).
 """
 
 import re
