@@ -232,6 +232,9 @@ MCP_SERVER_VERSION = os.environ.get("MCP_SERVER_VERSION", "0.1.0")
 MCP_ALLOWED_ORIGINS = env_list("MCP_ALLOWED_ORIGINS", "http://127.0.0.1:8000,http://localhost:8000")
 MCP_MAX_BODY_BYTES = env_int("MCP_MAX_BODY_BYTES", 1_000_000)
 MCP_PAGE_SIZE = env_int("MCP_PAGE_SIZE", 50)
+# Answers to read-only glossary calls kept per process, keyed by the content version that
+# database triggers bump on every edit (mcp_endpoint/cache.py); 0 turns the cache off.
+MCP_RESULT_CACHE_SIZE = env_int("MCP_RESULT_CACHE_SIZE", 4096)
 # The official conformance suite's fixture tools, resources and prompts (test_*, test://...):
 # for the suite's runs only (tests, CI); production lists only the glossary's own features.
 MCP_CONFORMANCE_FIXTURES = env_bool("MCP_CONFORMANCE_FIXTURES", False)

@@ -368,3 +368,32 @@ class Article(Publishable):
         self.stems_title = document_stems(self.title)
         self.stems_lead = document_stems(self.lead)
         self.stems_body = document_stems(self.body)
+
+
+class ContentVersion(models.Model):
+    """One row whose `version` changes whenever any glossary table is written.
+
+    Database triggers (migration 0004) bump it, so every write path does so — the admin,
+    services, the bulk import, raw SQL, a shell — and every server process on every host sees
+    an edit on its next read: caches of published content key on it (MCP results, term
+    pages). The value is unique rather than increasing (a PostgreSQL sequence, SQLite's
+    random()): a rolled-back transaction restores the old value, and the next change must not
+    reuse the one the rolled-back change had handed out.
+    """
+
+    id = models.PositiveSmallIntegerField(primary_key=True, default=1)
+    version = models.BigIntegerField(default=0)
+
+    class Meta:
+        verbose_name = "wersja treści"
+        verbose_name_plural = "wersje treści"
+        constraints = [
+            models.CheckConstraint(
+                condition=models.Q(id=1),
+                name="glossary_contentversion_single_row",
+                violation_error_code="single_row",
+            )
+        ]
+
+    def __str__(self) -> str:
+        return str(self.version)

@@ -17,7 +17,7 @@ from django.db.models.functions import Cast
 from django.db.models.query import ModelIterable, ValuesListIterable, get_related_populators
 from django.utils import timezone
 
-from .models import Article, Category, Term
+from .models import Article, Category, Status, Term
 from .polish import INDEX_LETTERS, OTHER_LETTER
 
 TERM_CARD_FIELDS = ("id", "name", "slug", "short_definition", "letter", "updated_at")
@@ -320,3 +320,26 @@ def content_last_modified() -> datetime | None:
     term = Term.objects.published().aggregate(m=Max("updated_at"))["m"]
     article = Article.objects.published().aggregate(m=Max("updated_at"))["m"]
     return max(filter(None, [term, article]), default=None)
+
+
+_CONTENT_STATE_SQL = """SELECT
+    (SELECT version FROM glossary_contentversion WHERE id = 1),
+    (SELECT MIN(published_at) FROM glossary_term WHERE status = %s AND published_at > %s),
+    (SELECT MIN(published_at) FROM glossary_article WHERE status = %s AND published_at > %s)"""
+
+
+def content_state(*, now: datetime | None = None) -> tuple | None:
+    """What published content looks like now, as a hashable key, in one indexed query: the
+    content version (migration 0004: triggers bump it on every write to a glossary table) and
+    the next scheduled publication time of a term and of an article. The visible set changes
+    exactly when one of these does, so a cache keyed by it needs no expiry. None when the
+    version row is missing (a flushed test database): then nothing may be cached.
+
+    `now` is the application's clock, the one `published()` uses, not the database's."""
+    connection = connections[DEFAULT_DB_ALIAS]
+    when = connection.ops.adapt_datetimefield_value(now or timezone.now())
+    with connection.cursor() as cursor:
+        published = str(Status.PUBLISHED)
+        cursor.execute(_CONTENT_STATE_SQL, [published, when, published, when])
+        row = cursor.fetchone()
+    return None if row is None or row[0] is None else tuple(row)

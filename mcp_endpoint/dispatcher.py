@@ -17,7 +17,7 @@ from typing import Any
 
 import orjson
 
-from . import client_requests
+from . import cache, client_requests
 from . import methods as _methods  # noqa: F401  (fills the method table)
 from . import protocol as p
 from .context import RequestContext
@@ -144,6 +144,20 @@ def _call(method_name: str, params: dict, meta, ctx: RequestContext, in_batch: b
         raise MethodNotFound(_not_found_message(method_name, ctx.era), data={"method": method_name})
     if in_batch and method_name == p.INITIALIZE:
         raise InvalidRequest("initialize must not be part of a JSON-RPC batch")
+    # Read-only glossary calls: one query for the content state, then maybe no other work.
+    # Only results are cached, so a hit stands for params that passed validation.
+    cache_key = cache.key(method_name, params, ctx)
+    if cache_key is not None:
+        cached = cache.get(cache_key)
+        if cached is not None:
+            return cached
+    result = _run(entry, method_name, params, ctx)
+    if cache_key is not None:
+        cache.put(cache_key, result)
+    return result
+
+
+def _run(entry, method_name: str, params: dict, ctx: RequestContext) -> dict:
     problem = first_error(entry.validator, params)
     if problem:
         raise InvalidParams(f"Invalid params for {method_name}: {problem}")
