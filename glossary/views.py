@@ -10,14 +10,16 @@ or user tables.
 import unicodedata
 
 from django.conf import settings
-from django.http import Http404, JsonResponse
+from django.http import Http404, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils.cache import get_conditional_response, set_response_etag
 from django.views.decorators.cache import cache_control
 from django.views.decorators.http import conditional_page
 from django.views.generic import ListView, TemplateView
 
 from . import search, selectors
+from .cache import LRU
 from .polish import OTHER_LETTER
 
 # The engine truncates too; cutting here keeps megabyte query strings out of every later step.
@@ -81,8 +83,39 @@ class IndexView(TemplateView):
         )
 
 
-@conditional_page  # ETag from the rendered page: also changes when related entries change
+# Rendered term pages as everyone but staff sees them, keyed by (content state, slug).
+TERM_PAGES = LRU(1000)
+
+
 def term_view(request, slug: str):
+    """A term page. Readers get it from `TERM_PAGES` when the content has not changed since
+    it was rendered (1 query: the content state), else rendered (3 queries), and a
+    conditional GET whose ETag matches a cached page is a 304 with no rendering. The ETag
+    is a hash of the page itself (as `conditional_page` makes it), so a deploy that changes
+    templates changes it too. Staff, who may see drafts, always get a fresh render."""
+    if request.user.is_staff:
+        return _staff_term_view(request, slug)
+    state = selectors.content_state()
+    key = None if state is None else (state, slug)
+    page = TERM_PAGES.get(key) if key else None
+    if page is not None:
+        etag, content = page
+        response = HttpResponse(content)
+        response["ETag"] = etag
+    else:
+        response = _term_page(request, slug)
+        set_response_etag(response)
+        if key:
+            TERM_PAGES.put(key, (response["ETag"], response.content))
+    return get_conditional_response(request, etag=response["ETag"], response=response)
+
+
+@conditional_page  # ETag from the rendered page: also changes when related entries change
+def _staff_term_view(request, slug: str):
+    return _term_page(request, slug)
+
+
+def _term_page(request, slug: str):
     """A term with its links and schema.org `DefinedTerm` JSON-LD (2 queries)."""
     detail = selectors.term_detail(slug=slug, include_drafts=request.user.is_staff)
     if detail is None:

@@ -521,7 +521,8 @@ def _grow(world, n):
 PAGES = [
     ("home", lambda w: reverse("glossary:home"), 2),
     ("index", lambda w: reverse("glossary:index"), 1),
-    ("term", lambda w: w["api"].get_absolute_url(), 2),
+    # The content-state read of the term page cache, then the page's own 2 (views.term_view).
+    ("term", lambda w: w["api"].get_absolute_url(), 1 + 2),
     ("articles", lambda w: reverse("glossary:articles"), 2),
     ("article", lambda w: w["article"].get_absolute_url(), 2),
     ("search", lambda w: reverse("glossary:search") + "?q=interf", 2),
