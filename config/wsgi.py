@@ -1,10 +1,12 @@
-"""
-WSGI config for config project.
+"""WSGI entry point: two Django handlers in one process.
 
-It exposes the WSGI callable as a module-level variable named ``application``.
-
-For more information on this file, see
-https://docs.djangoproject.com/en/5.2/howto/deployment/wsgi/
+Requests under /wp-json/ (the MCP endpoint and its REST index) go to a handler built with
+`settings.MCP_MIDDLEWARE` only (JSON Host validation and SecurityMiddleware's redirect and
+headers), everything else to the site's handler with the full `MIDDLEWARE`. Why: the MCP
+path is the hot one (bench/mcp.py), and sessions, auth, messages, CSRF, frame options and
+WhiteNoise do nothing for a CSRF-exempt JSON API but cost CPU on every call. Both handlers
+send the request_started/finished signals, so connection handling is the same. Tests go
+through Django's test client (the full list), which covers the same views.
 """
 
 import os
@@ -13,4 +15,49 @@ from django.core.wsgi import get_wsgi_application
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 
-application = get_wsgi_application()
+site_application = get_wsgi_application()
+
+from django.conf import settings  # noqa: E402  (after setup)
+from django.core.handlers.exception import convert_exception_to_response  # noqa: E402
+from django.core.handlers.wsgi import WSGIHandler  # noqa: E402
+from django.utils.module_loading import import_string  # noqa: E402
+
+MCP_PREFIX = "/wp-json/"
+
+
+class McpHandler(WSGIHandler):
+    """Django's WSGI handler with `settings.MCP_MIDDLEWARE` instead of `MIDDLEWARE`
+    (synchronous middleware only, as the listed ones are)."""
+
+    def load_middleware(self, is_async=False):
+        self._view_middleware = []
+        self._template_response_middleware = []
+        self._exception_middleware = []
+        handler = convert_exception_to_response(self._get_response)
+        for path in reversed(settings.MCP_MIDDLEWARE):
+            instance = import_string(path)(handler)
+            if hasattr(instance, "process_view"):
+                self._view_middleware.insert(0, instance.process_view)
+            if hasattr(instance, "process_template_response"):
+                self._template_response_middleware.append(instance.process_template_response)
+            if hasattr(instance, "process_exception"):
+                self._exception_middleware.append(instance.process_exception)
+            handler = convert_exception_to_response(instance)
+        self._middleware_chain = handler
+
+    def get_response(self, request):
+        response = super().get_response(request)
+        # CommonMiddleware's job on the site: a length lets the server keep the connection
+        # alive without chunked encoding.
+        if not response.streaming and not response.has_header("Content-Length"):
+            response.headers["Content-Length"] = str(len(response.content))
+        return response
+
+
+mcp_application = McpHandler()
+
+
+def application(environ, start_response):
+    if environ.get("PATH_INFO", "").startswith(MCP_PREFIX):
+        return mcp_application(environ, start_response)
+    return site_application(environ, start_response)
