@@ -40,6 +40,24 @@ SERVER_COMMAND = (
     "--no-access-log",
 )
 
+# The production server for pages and MCP POSTs (README, "Production"): granian's native HTTP
+# loop over Django's WSGI handler (config/wsgi.py). Streams stay on the ASGI server above.
+WSGI_SERVER_COMMAND = (
+    str(VENV_BIN / "granian"),
+    "--interface",
+    "wsgi",
+    "--host",
+    "{host}",
+    "--port",
+    "{port}",
+    "--workers",
+    "1",
+    "--blocking-threads",
+    "2",
+    "--no-ws",
+    "config.wsgi:application",
+)
+
 HOST = "127.0.0.1"
 MCP_PATH = "/wp-json/webflux/v1/mcp"
 # Small pages so that every paginated list (tools, resources, list_terms) really has more than
@@ -82,8 +100,15 @@ class ServerProcess:
     The port-dependent settings (the site's own URL, the allowed Origins) follow the port, so the
     conformance suite's DNS-rebinding check sees its own origin accepted on every process."""
 
-    def __init__(self, env: dict[str, str], workdir: Path, name: str = "server") -> None:
+    def __init__(
+        self,
+        env: dict[str, str],
+        workdir: Path,
+        name: str = "server",
+        command: tuple[str, ...] = SERVER_COMMAND,
+    ) -> None:
         self.name = name
+        self.command_template = command
         self.port = free_port()
         self.url = f"http://{HOST}:{self.port}"
         self.mcp_url = self.url + MCP_PATH
@@ -96,7 +121,7 @@ class ServerProcess:
 
     @property
     def command(self) -> list[str]:
-        return [part.format(host=HOST, port=self.port) for part in SERVER_COMMAND]
+        return [part.format(host=HOST, port=self.port) for part in self.command_template]
 
     def start(self) -> ServerProcess:
         with self.stdout_path.open("wb") as out, self.stderr_path.open("wb") as err:
@@ -272,10 +297,12 @@ class LiveServer:
             self._finish(collect)
         self.server.start()
 
-    def spawn(self, name: str, **env: str) -> ServerProcess:
+    def spawn(
+        self, name: str, *, command: tuple[str, ...] = SERVER_COMMAND, **env: str
+    ) -> ServerProcess:
         """Another server process on the same database, with some settings changed (e.g. test
-        fixtures switched on); stopped with this one at the latest."""
-        sibling = ServerProcess({**self.env, **env}, self.workdir, name)
+        fixtures switched on) or another server command; stopped with this one at the latest."""
+        sibling = ServerProcess({**self.env, **env}, self.workdir, name, command)
         self._siblings.append(sibling)
         return sibling.start()
 
