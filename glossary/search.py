@@ -259,18 +259,33 @@ class Arm(NamedTuple):
     params: list
     limit: int | None = None
     materialized: bool = False
+    unless: tuple = ()  # arms whose finding anything makes this one unnecessary
+
+
+def _gate(arm: Arm) -> tuple[str, list]:
+    """`NOT EXISTS` tests for `arm.unless`: uncorrelated, so PostgreSQL runs each once (an
+    InitPlan) and skips the arm's index scan entirely when a cheaper arm already matched."""
+    sql = " AND ".join(
+        f"NOT EXISTS (SELECT 1 FROM glossary_term WHERE {other.sql})"  # noqa: S608
+        for other in arm.unless
+    )
+    return sql or "TRUE", [p for other in arm.unless for p in other.params]
 
 
 def term_match_arms(q: _Query) -> list[Arm]:
     """The conditions selecting candidate terms on PostgreSQL as (SQL, params, limit): each
     is an operator an index serves (btree `=`/prefix, trigram `LIKE`/`<%`, tsvector `@@`,
     array `&&`); arms that may match many rows are capped at `limit` candidates."""
+    exact = Arm("name_folded = %s", [q.folded])  # btree
+    exact_any = Arm("names_array @> %s::text[]", [[q.key]])  # array GIN: name or synonym
+    # C-collation btree, read in order: the shortest names with this prefix come first.
+    prefix = Arm('(name_folded COLLATE "C") LIKE %s', [q.prefix_like], NAME_CANDIDATES)
+    words_in_names = Arm("names_vector @@ to_tsquery('simple', %s)", [q.tsquery()], NAME_CANDIDATES)
     arms = [
-        Arm("name_folded = %s", [q.folded]),  # btree
-        Arm("names_array @> %s::text[]", [[q.key]]),  # array GIN: exact name or synonym
-        # C-collation btree, read in order: the shortest names with this prefix come first.
-        Arm('(name_folded COLLATE "C") LIKE %s', [q.prefix_like], NAME_CANDIDATES),
-        Arm("names_vector @@ to_tsquery('simple', %s)", [q.tsquery()], NAME_CANDIDATES),
+        exact,
+        exact_any,
+        prefix,
+        words_in_names,
         Arm(
             "search_vector @@ to_tsquery('simple', %s)", [q.tsquery(prefix=False)], TEXT_CANDIDATES
         ),
@@ -278,19 +293,30 @@ def term_match_arms(q: _Query) -> list[Arm]:
     if len(q.key) <= SYNONYM_PREFIX_MAX:
         # Synonym prefix ("serwe" -> "serwera MCP"): trigram `LIKE`, whose index cost grows
         # with the pattern; a longer query is matched word by word by `names_vector`.
-        arms.insert(3, Arm("search_names LIKE %s", [f"%| {q.key}%"], NAME_CANDIDATES))
+        # Only when no name starts so: at 1M terms this scan costs ~20 ms.
+        arms.insert(
+            3,
+            Arm("search_names LIKE %s", [f"%| {q.key}%"], NAME_CANDIDATES, unless=(prefix,)),
+        )
     if q.fuzzy:
         # Deletion keys: every long query word within one edit (or one swap) of a name word;
         # cheap and exact, they find "agnet" where trigrams see too little in common.
         # Capped too: a correct common word ("context") is one edit from many names.
         typo_sql = " AND ".join(["typo_array && %s::text[]"] * len(q.typo_groups))
-        arms.append(Arm(f"({typo_sql})", list(q.typo_groups), NAME_CANDIDATES, True))
+        typos = Arm(f"({typo_sql})", list(q.typo_groups), NAME_CANDIDATES, True)
+        arms.append(typos)
         if len(q.key) <= TRIGRAM_MAX_CHARS:
             # Trigrams (`<%`: word similarity >= 0.6) add two-edit typos ("strimable http")
             # in names and synonyms. The GIN index reads one posting list per query trigram,
             # so longer queries rely on the deletion keys alone. Looser likeness is left to
-            # `suggest_terms` ("did you mean").
-            arms.append(Arm("%s <%% search_names", [q.key], NAME_CANDIDATES, True))
+            # `suggest_terms` ("did you mean"). A fallback: skipped (never scanned) when the
+            # names or the deletion keys matched already; at 1M terms it costs ~50 ms.
+            arms.append(
+                Arm(
+                    "%s <%% search_names", [q.key], NAME_CANDIDATES, True,
+                    unless=(exact, exact_any, words_in_names, typos),
+                )
+            )  # fmt: skip
     return arms
 
 
@@ -308,12 +334,14 @@ def _candidates_sql(arms: list[Arm]) -> tuple[str, list]:
     parts.append(f"SELECT id FROM glossary_term WHERE {where}")  # noqa: S608 - constant SQL
     params += [p for arm in free for p in arm.params]
     for i, arm in enumerate(arms):
+        gate, gate_params = _gate(arm)
         if arm.materialized:
-            parts.append(f"(SELECT id FROM arm{i} LIMIT {int(arm.limit)})")  # noqa: S608
+            parts.append(f"(SELECT id FROM arm{i} WHERE {gate} LIMIT {int(arm.limit)})")  # noqa: S608
+            params += gate_params
         elif arm.limit is not None:
-            capped = f"(SELECT id FROM glossary_term WHERE {arm.sql} LIMIT {int(arm.limit)})"  # noqa: S608
-            parts.append(capped)
-            params += arm.params
+            where = f"({arm.sql}) AND {gate}"
+            parts.append(f"(SELECT id FROM glossary_term WHERE {where} LIMIT {int(arm.limit)})")  # noqa: S608
+            params += arm.params + gate_params
     sql = " UNION ".join(parts)
     return (f"WITH {', '.join(ctes)} {sql}" if ctes else sql), params
 
