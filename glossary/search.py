@@ -262,25 +262,28 @@ class Arm(NamedTuple):
     unless: tuple = ()  # arms whose finding anything makes this one unnecessary
 
 
-def _gate(arm: Arm) -> tuple[str, list]:
-    """`NOT EXISTS` tests for `arm.unless`: uncorrelated, so PostgreSQL runs each once (an
-    InitPlan) and skips the arm's index scan entirely when a cheaper arm already matched."""
-    sql = " AND ".join(
-        f"NOT EXISTS (SELECT 1 FROM glossary_term WHERE {other.sql})"  # noqa: S608
-        for other in arm.unless
-    )
-    return sql or "TRUE", [p for other in arm.unless for p in other.params]
+def _gate(arm: Arm, names: dict) -> str:
+    """`NOT EXISTS` tests on the CTEs of `arm.unless`: uncorrelated, so PostgreSQL runs each
+    once (an InitPlan reading one row of an index scan) and skips the arm's own index scan
+    entirely when a cheaper arm matched."""
+    tests = [f"NOT EXISTS (SELECT 1 FROM {names[id(other)]})" for other in arm.unless]  # noqa: S608
+    return " AND ".join(tests) or "TRUE"
 
 
 def term_match_arms(q: _Query) -> list[Arm]:
     """The conditions selecting candidate terms on PostgreSQL as (SQL, params, limit): each
     is an operator an index serves (btree `=`/prefix, trigram `LIKE`/`<%`, tsvector `@@`,
     array `&&`); arms that may match many rows are capped at `limit` candidates."""
-    exact = Arm("name_folded = %s", [q.folded])  # btree
-    exact_any = Arm("names_array @> %s::text[]", [[q.key]])  # array GIN: name or synonym
-    # C-collation btree, read in order: the shortest names with this prefix come first.
-    prefix = Arm('(name_folded COLLATE "C") LIKE %s', [q.prefix_like], NAME_CANDIDATES)
-    words_in_names = Arm("names_vector @@ to_tsquery('simple', %s)", [q.tsquery()], NAME_CANDIDATES)
+    # Arms that gate others are materialized: an EXISTS test on a plain subquery may be
+    # planned as "sequential scan until the first row", which reads the whole table when
+    # nothing matches.
+    exact = Arm("name_folded = %s", [q.folded], materialized=True)  # btree
+    exact_any = Arm("names_array @> %s::text[]", [[q.key]], materialized=True)  # array GIN
+    # C-collation btree: the shortest names with this prefix come first.
+    prefix = Arm('(name_folded COLLATE "C") LIKE %s', [q.prefix_like], NAME_CANDIDATES, True)
+    words_in_names = Arm(
+        "names_vector @@ to_tsquery('simple', %s)", [q.tsquery()], NAME_CANDIDATES, True
+    )
     arms = [
         exact,
         exact_any,
@@ -296,7 +299,7 @@ def term_match_arms(q: _Query) -> list[Arm]:
         # Only when no name starts so: at 1M terms this scan costs ~20 ms.
         arms.insert(
             3,
-            Arm("search_names LIKE %s", [f"%| {q.key}%"], NAME_CANDIDATES, unless=(prefix,)),
+            Arm("search_names LIKE %s", [f"%| {q.key}%"], NAME_CANDIDATES, True, (prefix,)),
         )
     if q.fuzzy:
         # Deletion keys: every long query word within one edit (or one swap) of a name word;
@@ -321,27 +324,29 @@ def term_match_arms(q: _Query) -> list[Arm]:
 
 
 def _candidates_sql(arms: list[Arm]) -> tuple[str, list]:
-    """One `SELECT id … UNION …` over the arms: uncapped ones OR-ed (a BitmapOr), capped ones
-    each in its own LIMIT-ed subquery, materialized ones first as CTEs."""
-    free = [arm for arm in arms if arm.limit is None]
+    """One `WITH … SELECT id … UNION …` over the arms. Materialized arms are CTEs, planned
+    without their LIMIT (so always from their index) and read lazily up to it; the others
+    are OR-ed (uncapped, a BitmapOr) or LIMIT-ed subqueries."""
+    names = {id(arm): f"arm{i}" for i, arm in enumerate(arms) if arm.materialized}
     ctes, parts, params = [], [], []
-    for i, arm in enumerate(arms):
+    for arm in arms:
         if arm.materialized:
-            cte = f"arm{i} AS MATERIALIZED (SELECT id FROM glossary_term WHERE {arm.sql})"  # noqa: S608
-            ctes.append(cte)
+            body = f"SELECT id FROM glossary_term WHERE {arm.sql}"  # noqa: S608 - constant SQL
+            ctes.append(f"{names[id(arm)]} AS MATERIALIZED ({body})")
             params += arm.params
-    where = " OR ".join(arm.sql for arm in free)
-    parts.append(f"SELECT id FROM glossary_term WHERE {where}")  # noqa: S608 - constant SQL
-    params += [p for arm in free for p in arm.params]
-    for i, arm in enumerate(arms):
-        gate, gate_params = _gate(arm)
+    free = [arm for arm in arms if arm.limit is None and not arm.materialized]
+    if free:
+        where = " OR ".join(arm.sql for arm in free)
+        parts.append(f"SELECT id FROM glossary_term WHERE {where}")  # noqa: S608 - constant SQL
+        params += [p for arm in free for p in arm.params]
+    for arm in arms:
+        limit = f" LIMIT {int(arm.limit)}" if arm.limit is not None else ""
         if arm.materialized:
-            parts.append(f"(SELECT id FROM arm{i} WHERE {gate} LIMIT {int(arm.limit)})")  # noqa: S608
-            params += gate_params
+            gate = _gate(arm, names)
+            parts.append(f"(SELECT id FROM {names[id(arm)]} WHERE {gate}{limit})")  # noqa: S608
         elif arm.limit is not None:
-            where = f"({arm.sql}) AND {gate}"
-            parts.append(f"(SELECT id FROM glossary_term WHERE {where} LIMIT {int(arm.limit)})")  # noqa: S608
-            params += arm.params + gate_params
+            parts.append(f"(SELECT id FROM glossary_term WHERE {arm.sql}{limit})")  # noqa: S608
+            params += arm.params
     sql = " UNION ".join(parts)
     return (f"WITH {', '.join(ctes)} {sql}" if ctes else sql), params
 
