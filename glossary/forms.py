@@ -89,7 +89,7 @@ class EntryAdminForm(forms.ModelForm):
 
 class TermAdminForm(EntryAdminForm):
     synonyms = SynonymsField(
-        label="synonimy",
+        label="Synonimy",
         required=False,
         help_text="Jeden w wierszu: skróty, rozwinięcia, nazwy angielskie, formy odmienione.",
     )
@@ -107,6 +107,18 @@ class TermAdminForm(EntryAdminForm):
             "status",
             "published_at",
         )
+
+    def clean_related(self):
+        related = self.cleaned_data.get("related")
+        if (
+            related is not None
+            and self.instance.pk
+            and related.filter(pk=self.instance.pk).exists()
+        ):
+            raise forms.ValidationError(
+                "Pojęcie nie może być powiązane samo ze sobą.", code="self_related"
+            )
+        return related
 
 
 class ArticleAdminForm(EntryAdminForm):

@@ -191,6 +191,11 @@ def _not_found_message(method_name: str, era: str) -> str:
 
 def _check_modern(method_name: str, params: dict, meta, ctx: RequestContext) -> None:
     """2026-07-28 basic/index §_meta and basic/transports/streamable-http §Server Validation."""
+    declared = (ctx.headers or {}).get("mcp-protocol-version")
+    if declared is not None and declared not in p.MODERN_VERSIONS:
+        # An unknown revision is named as such first: complaining about `_meta` fields of a
+        # revision the server does not speak would send the client after the wrong problem.
+        raise UnsupportedProtocolVersion(supported=list(p.SUPPORTED_VERSIONS), requested=declared)
     if not isinstance(meta, dict):
         raise InvalidParams(
             f"Missing params._meta: every {p.MODERN_VERSIONS[0]} request must carry "

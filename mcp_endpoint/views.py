@@ -115,8 +115,9 @@ def _serve(request):
     if request.method != "POST":
         response = error_response(
             InvalidRequest(
-                f"Method {request.method} is not allowed: send each JSON-RPC message as a POST "
-                "(this server offers no SSE stream or session to GET or DELETE)"
+                f"Method {request.method} is not allowed without a session: send each JSON-RPC "
+                "message as a POST; GET (the notification stream) and DELETE (end the session) "
+                "need the Mcp-Session-Id header that initialize returned"
             ),
             405,
         )
@@ -197,7 +198,8 @@ def _routes() -> dict:
     ns = settings.MCP_NAMESPACE
     return {
         f"/{ns}": _route(ns, f"/{ns}", ["GET"]),
-        f"/{ns}/mcp": _route(ns, f"/{ns}/mcp", ["POST"]),
+        # GET and DELETE serve legacy sessions (the notification stream, ending a session).
+        f"/{ns}/mcp": _route(ns, f"/{ns}/mcp", ["POST", "GET", "DELETE"]),
     }
 
 

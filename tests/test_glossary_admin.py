@@ -643,3 +643,24 @@ def test_editor_can_delete_content(editor_client, content, model):
     response = editor_client.post(url, {"post": "yes"})
     assert response.status_code == 302
     assert not model.objects.filter(pk=obj.pk).exists()
+
+
+def test_term_form_rejects_a_relation_to_itself():
+    """A term cannot be related to itself: the form names the problem instead of saving a
+    link that export → import would refuse."""
+    from glossary.forms import TermAdminForm
+
+    term = make_term("Łańcuch narzędzi")
+    data = {
+        "name": term.name,
+        "slug": term.slug,
+        "short_definition": term.short_definition,
+        "body": "",
+        "synonyms": "",
+        "related": [term.pk],
+        "status": "published",
+        "published_at": "",
+    }
+    form = TermAdminForm(data=data, instance=term)
+    assert not form.is_valid()
+    assert form.errors.as_data()["related"][0].code == "self_related"

@@ -238,8 +238,8 @@ def test_rest_index_lists_the_mcp_route(client, db, settings):
     data = client.get("/wp-json/").json()
     assert data["namespaces"] == ["webflux/v1"]
     route = data["routes"]["/webflux/v1/mcp"]
-    assert route["namespace"] == "webflux/v1" and route["methods"] == ["POST"]
-    assert route["endpoints"] == [{"methods": ["POST"], "args": {}}]
+    assert route["namespace"] == "webflux/v1" and route["methods"] == ["POST", "GET", "DELETE"]
+    assert route["endpoints"] == [{"methods": ["POST", "GET", "DELETE"], "args": {}}]
     assert route["_links"]["self"][0]["href"] == f"{settings.SITE_URL}{MCP_URL}"
     assert data["url"] == settings.SITE_URL and data["name"]
 
@@ -249,3 +249,20 @@ def test_namespace_index(client, db, path):
     """GET /wp-json/<namespace> lists the namespace's routes."""
     data = client.get(path).json()
     assert data["namespace"] == "webflux/v1" and "/webflux/v1/mcp" in data["routes"]
+
+
+def test_unknown_protocol_version_header_is_named_before_missing_meta(client, db):
+    """2026-07-28 basic/transports/streamable-http §Protocol Version Header: a revision the
+    server does not support is answered -32022 (HTTP 400) naming the supported ones, even when
+    the body lacks the modern `_meta` fields."""
+    response = client.post(
+        MCP_URL,
+        data=b'{"jsonrpc":"2.0","id":1,"method":"tools/list"}',
+        content_type="application/json",
+        headers={"MCP-Protocol-Version": "1999-01-01", "Mcp-Method": "tools/list"},
+    )
+    assert response.status_code == 400
+    error = response.json()["error"]
+    assert error["code"] == -32022
+    assert error["data"]["requested"] == "1999-01-01"
+    assert "2026-07-28" in error["data"]["supported"]
