@@ -10,7 +10,7 @@ themselves for people who may change accounts.
 from django.contrib import admin, messages
 from django.contrib.auth.admin import UserAdmin as BaseUserAdmin
 from django.contrib.auth.models import User
-from django.db.models import Count, Q
+from django.db.models import Case, Count, IntegerField, Q, When
 
 from . import search, services
 from .forms import ArticleAdminForm, CategoryAdminForm, SeriesAdminForm, TermAdminForm
@@ -113,7 +113,7 @@ class TermAdmin(PublishableAdmin):
         "slug",
         "status",
         "visibility",
-        "letter",
+        "index_letter",
         "updated_at",
         "last_editor",
     )
@@ -127,7 +127,23 @@ class TermAdmin(PublishableAdmin):
         results, may_have_duplicates = super().get_search_results(request, queryset, search_term)
         if search_term.strip():
             results |= search.matching_terms(queryset=queryset, query=search_term)
+            if _is_autocomplete(request):
+                # An editor typing "mcp" into "related terms" wants MCP itself first, not the
+                # alphabetically earlier terms whose definitions mention it.
+                folded = fold(search_term)
+                results = results.annotate(
+                    _closeness=Case(
+                        When(Q(name_folded=folded) | Q(slug=search_term.strip().lower()), then=0),
+                        When(name_folded__startswith=folded, then=1),
+                        default=2,
+                        output_field=IntegerField(),
+                    )
+                ).order_by("_closeness", "sort_key", "id")
         return results, may_have_duplicates
+
+    @admin.display(description="Litera", ordering="sort_key")
+    def index_letter(self, obj):
+        return obj.letter
 
     prepopulated_fields = {"slug": ("name",)}
     autocomplete_fields = ("categories", "related")

@@ -28,4 +28,5 @@ urlpatterns = [
     path("szukaj/", views.search_view, name="search"),
     path("szukaj/podpowiedzi/", views.search_suggestions, name="search_suggest"),
     path("sitemap.xml", sitemap, {"sitemaps": SITEMAPS}, name="sitemap"),
+    path("robots.txt", views.robots_txt, name="robots"),
 ]

@@ -15,7 +15,7 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.cache import get_conditional_response, set_response_etag
 from django.views.decorators.cache import cache_control
-from django.views.decorators.http import conditional_page
+from django.views.decorators.http import conditional_page, require_safe
 from django.views.generic import ListView, TemplateView
 
 from . import search, selectors
@@ -256,3 +256,18 @@ def search_suggestions(request):
         if hit.match in SUGGEST_MATCHES
     ]
     return JsonResponse(data, safe=False, json_dumps_params={"ensure_ascii": False})
+
+
+@require_safe
+@cache_control(max_age=86400, public=True)
+def robots_txt(request):
+    """Crawlers and agents may read everything public; the admin is not for them, and the
+    sitemap lists every published entry."""
+    lines = [
+        "User-agent: *",
+        "Disallow: /admin/",
+        "Allow: /",
+        f"Sitemap: {_absolute(reverse('glossary:sitemap'))}",
+        "",
+    ]
+    return HttpResponse("\n".join(lines), content_type="text/plain; charset=utf-8")

@@ -218,6 +218,20 @@ def test_term_autocomplete_matches_folded_text(editor_client, content):
     assert [row["text"] for row in response.json()["results"]] == ["Łańcuch narzędzi"]
 
 
+def test_term_autocomplete_puts_the_exact_name_first(editor_client, content):
+    """Typing a term's exact name into the related-terms autocomplete lists that term first,
+    before alphabetically earlier terms that merely mention it in their definitions."""
+    make_term("Agent MCP", short_definition="Pojęcie, które wspomina MCP.")
+    make_term("API", short_definition="Też wspomina MCP w definicji.")
+    make_term("MCP", short_definition="Model Context Protocol.")
+    response = editor_client.get(
+        reverse("admin:autocomplete"),
+        {"app_label": "glossary", "model_name": "term", "field_name": "related", "term": "mcp"},
+    )
+    texts = [row["text"] for row in response.json()["results"]]
+    assert texts[0] == "MCP" and "API" in texts
+
+
 # --- search and filters -------------------------------------------------------------------
 
 

@@ -559,3 +559,19 @@ def test_staff_query_count_is_constant(
     _grow(world, 10)
     with django_assert_num_queries(queries):
         staff_client.get(url)
+
+
+def test_robots_txt_points_to_the_sitemap(client, db, settings):
+    """/robots.txt keeps crawlers out of the admin and advertises the absolute sitemap URL,
+    without touching the database."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    with CaptureQueriesContext(connection) as ctx:
+        response = client.get("/robots.txt")
+    assert response.status_code == 200
+    assert response["Content-Type"].startswith("text/plain")
+    body = response.content.decode()
+    assert "Disallow: /admin/" in body
+    assert f"Sitemap: {settings.SITE_URL}/sitemap.xml" in body
+    assert len(ctx.captured_queries) == 0
