@@ -398,6 +398,28 @@ def test_get_and_search_term_use_at_most_two_queries(
 
 
 @pytest.mark.parametrize(
+    ("name", "arguments"),
+    [
+        ("get_term", {"slug": "mcp"}),
+        ("get_term", {"slug": "mcpp"}),
+        ("search_term", {"query": "mcp"}),
+        ("search_term", {"query": "mpc"}),
+    ],
+)
+@pytest.mark.parametrize("era", ["legacy", "modern"])
+def test_without_the_result_cache_every_call_uses_at_most_two_queries(
+    client, content, django_assert_max_num_queries, settings, name, arguments, era
+):
+    """Issue 3's budget holds as written when the result cache is off
+    (`MCP_RESULT_CACHE_SIZE=0`): at most 2 SQL queries per get_term/search_term call, first
+    call and repeat alike."""
+    settings.MCP_RESULT_CACHE_SIZE = 0
+    for _ in range(2):
+        with django_assert_max_num_queries(2):
+            call_tool(client, name, arguments, era=era)
+
+
+@pytest.mark.parametrize(
     ("method_name", "params", "queries"),
     [
         ("initialize", INIT, 1),  # the new session row
