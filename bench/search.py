@@ -56,14 +56,19 @@ def log(*args) -> None:
     print(*args, file=sys.stderr, flush=True)
 
 
-def create_database(base_url: str, name: str) -> str:
+def create_database(base_url: str, name: str, reuse: bool = False) -> tuple[str, bool]:
+    """The URL of a fresh database `name`, or with `reuse` of an existing one (then True)."""
     import psycopg
 
     parts = urlsplit(base_url)
+    url = urlunsplit(parts._replace(path="/" + name))
     with psycopg.connect(urlunsplit(parts._replace(path="/postgres")), autocommit=True) as conn:
+        exists = conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", [name]).fetchone()
+        if reuse and exists:
+            return url, True
         conn.execute(f'DROP DATABASE IF EXISTS "{name}"')
         conn.execute(f'CREATE DATABASE "{name}"')
-    return urlunsplit(parts._replace(path="/" + name))
+    return url, False
 
 
 def percentile(values: list[float], p: float) -> float:
@@ -133,9 +138,9 @@ def query_mix(seed: int) -> list[tuple[str, str]]:
 # --- one size (child process) -------------------------------------------------------------------
 
 
-def run_size(size: int, seed: int, rounds: int, batch: int) -> dict:
-    base = os.environ["DATABASE_URL"]
-    os.environ.update(ENV, DATABASE_URL=create_database(base, f"bench_search_{size}"))
+def run_size(size: int, seed: int, rounds: int, batch: int, reuse: bool = False) -> dict:
+    url, reused = create_database(os.environ["DATABASE_URL"], f"bench_search_{size}", reuse)
+    os.environ.update(ENV, DATABASE_URL=url)
     import django
 
     django.setup()
@@ -153,7 +158,7 @@ def run_size(size: int, seed: int, rounds: int, batch: int) -> dict:
     generate_s = import_s = 0.0
     done = 0
     t0 = time.perf_counter()
-    for rows in batches(count=size, seed=seed, batch=batch):
+    for rows in [] if reused else batches(count=size, seed=seed, batch=batch):
         t1 = time.perf_counter()
         generate_s += t1 - t0
         import_terms(SourceRow(position=f"#{done + i}", data=r) for i, r in enumerate(rows))
@@ -202,6 +207,7 @@ def run_size(size: int, seed: int, rounds: int, batch: int) -> dict:
         plan = "\n".join(row[0] for row in cursor.fetchall())
     return {
         "size": size,
+        "reused": reused,
         "terms": terms,
         "generate_s": generate_s,
         "import_s": import_s,
@@ -242,8 +248,9 @@ def render(results: list[dict], rounds: int) -> str:
     ]
     for r in results:
         target = TARGET_P99_MS.get(r["size"])
+        imported = "(reused)" if r.get("reused") else f"{r['import_s']:.0f} s"
         lines.append(
-            f"| {r['terms']:,} | {r['import_s']:.0f} s | {r['p50']:.1f} ms | {r['p95']:.1f} ms "
+            f"| {r['terms']:,} | {imported} | {r['p50']:.1f} ms | {r['p95']:.1f} ms "
             f"| **{r['p99']:.1f} ms** | {f'≤ {target:.0f} ms' if target else '–'} "
             f"| {r['table_mb']:,.0f} MB |"
         )
@@ -281,13 +288,19 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--batch", type=int, default=50_000, help="terms per import call")
     parser.add_argument("--write", action="store_true", help="update docs/benchmarks.md")
+    parser.add_argument(
+        "--reuse",
+        action="store_true",
+        help="measure an existing bench_search_<size> database of this cluster instead of "
+        "importing again (the cluster must outlive the first run: see bench/README.md)",
+    )
     parser.add_argument("--one-size", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if "DATABASE_URL" not in os.environ or not os.environ["DATABASE_URL"].startswith("postgres"):
         sys.exit("run under scripts/with-postgres (needs a PostgreSQL DATABASE_URL)")
 
     if args.one_size:
-        result = run_size(args.one_size, args.seed, args.rounds, args.batch)
+        result = run_size(args.one_size, args.seed, args.rounds, args.batch, args.reuse)
         from django.db import connection
 
         result["server_version"] = connection.cursor().connection.info.server_version
@@ -299,7 +312,8 @@ def main() -> None:
         log(f"search benchmark: {size:,} terms")
         child = subprocess.run(
             [sys.executable, __file__, "--one-size", str(size), "--seed", str(args.seed),
-             "--rounds", str(args.rounds), "--batch", str(args.batch)],
+             "--rounds", str(args.rounds), "--batch", str(args.batch)]
+            + (["--reuse"] if args.reuse else []),
             stdout=subprocess.PIPE, text=True, check=True,
         )  # fmt: skip
         result = json.loads(child.stdout.strip().splitlines()[-1])

@@ -77,27 +77,39 @@ def _sentence(rng: random.Random, vocab: Vocabulary, low: int, high: int) -> str
     return text[:1].upper() + text[1:] + "."
 
 
-def term_rows(*, count: int, seed: int = 1, start: int = 0) -> Iterator[dict]:
-    """`count` term rows in the import format (as `glossary/demo/terms.json`), numbered from
-    `start` so that several batches of one glossary never collide. Deterministic per seed."""
+def term_rows(
+    *, count: int, seed: int = 1, start: int = 0, taken: set[str] | None = None
+) -> Iterator[dict]:
+    """Exactly `count` term rows in the import format (as `glossary/demo/terms.json`), numbered
+    from `start`, with names unique case-insensitively and unique slugs. Deterministic per seed.
+
+    Several batches of one glossary pass the same `taken` set, so a name drawn again in a
+    later batch is disambiguated instead of becoming an update of the earlier term."""
     from glossary.polish import polish_slugify
 
     rng = random.Random(f"{seed}:{start}")
     vocab = Vocabulary(random.Random(seed), 20_000)
-    seen: set[str] = set()
-    made = 0
-    while made < count:
-        number = start + made
+    taken = set() if taken is None else taken
+    for number in range(start, start + count):
         head, head_forms = vocab.rare(rng)
         words = [head] + [vocab.rare(rng)[0] for _ in range(rng.randint(0, 2))]
         if rng.random() < 0.15:
             words.insert(rng.randint(0, len(words)), rng.choice(ENGLISH))
-        # A number keeps names unique at any size without changing how words look.
-        name = " ".join(words).capitalize() + (f" {number}" if rng.random() < 0.6 else "")
-        slug = polish_slugify(name)
-        if name.casefold() in seen or slug in seen:
-            continue
-        seen.update((name.casefold(), slug))
+        base = " ".join(words).capitalize()
+        # The row number is unique across the whole glossary: a name (or slug) that ends in it
+        # can only repeat another name that ends in the same number. Words carry no digits, so
+        # only names without a number need remembering, and a repeat gets the number appended
+        # (no redraw: the random stream, and so every other row, stays the same).
+        if rng.random() < 0.6:
+            name = f"{base} {number}"
+            slug = polish_slugify(name)
+        else:
+            name, slug = base, polish_slugify(base)
+            if name.casefold() in taken or slug in taken:
+                name = f"{base} {number}"
+                slug = polish_slugify(name)
+            else:
+                taken.update((name.casefold(), slug))
         synonyms = [rng.choice(head_forms) + " " + " ".join(words[1:])]
         synonyms += [" ".join(vocab.rare(rng)[0] for _ in range(rng.randint(1, 2)))]
         if rng.random() < 0.3:
@@ -116,7 +128,6 @@ def term_rows(*, count: int, seed: int = 1, start: int = 0) -> Iterator[dict]:
             "categories": rng.sample(CATEGORY_NAMES, rng.randint(1, 2)),
             "status": "published" if rng.random() < 0.97 else "draft",
         }
-        made += 1
 
 
 def inflect(word: str, rng: random.Random) -> str:
@@ -130,9 +141,11 @@ def inflect(word: str, rng: random.Random) -> str:
 def batches(
     *, count: int, seed: int = 1, batch: int = 50_000, related: bool = True
 ) -> Iterator[list[dict]]:
-    """`term_rows` cut into import batches, each with related links inside the batch."""
+    """`term_rows` cut into import batches, each with related links inside the batch; together
+    exactly `count` distinct terms."""
+    taken: set[str] = set()
     for start in range(0, count, batch):
-        rows = list(term_rows(count=min(batch, count - start), seed=seed, start=start))
+        rows = list(term_rows(count=min(batch, count - start), seed=seed, start=start, taken=taken))
         if related:
             rng = random.Random(f"{seed}:related:{start}")
             for row in rows:
