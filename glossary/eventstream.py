@@ -23,8 +23,10 @@ from .events import BULK_CHANNEL, entry_channel
 # Channels a browser may open: content channels only (anything else is private plumbing,
 # e.g. the MCP endpoint's per-session control channels).
 _PUBLIC_CHANNEL = re.compile(r"(?:term|article)-[a-z0-9-]{1,250}|glossary|glossary-bulk")
-# Stored (replayable) channels; others are fire-and-forget signals between processes.
-_RELIABLE_CHANNEL = _PUBLIC_CHANNEL
+# Stored (replayable) channels; others are fire-and-forget signals between processes. An MCP
+# call's stream that the server closed mid-call (mcp_endpoint/streams.py) is stored too, so
+# the client can resume it with Last-Event-ID on any process; it is never public.
+_RELIABLE_CHANNEL = re.compile(rf"{_PUBLIC_CHANNEL.pattern}|mcp-call-[0-9a-f]{{64}}-[0-9a-f]{{16}}")
 
 
 def release_connection() -> None:

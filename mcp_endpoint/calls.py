@@ -11,21 +11,26 @@ the result last). A server-to-client request gets an id of its own; the client's
 back as a separate POST, which `client_requests.deliver` hands to the waiting call wherever it
 runs. The stream is consumed asynchronously under ASGI (a sync iterator would be buffered
 whole); under WSGI it is a plain iterator. A client that disconnects does not cancel the call
-(the spec says so); the call finishes and its result is dropped.
+(the spec says so); the call finishes and its result is dropped. A legacy call with a session
+may also end its stream on purpose (`ctx.close_stream`, SEP-1699 polling): a priming event with
+an id and `retry:`, then the rest of the call is stored for the client's GET with that
+Last-Event-ID (streams.py, "a call's stream").
 """
 
 from __future__ import annotations
 
 import logging
 import queue
+import secrets
 import threading
 
 from asgiref.sync import sync_to_async
+from django.conf import settings
 from django.core.handlers.asgi import ASGIRequest
 from django.db import connections
 from django.http import HttpResponse, StreamingHttpResponse
 
-from . import client_requests
+from . import client_requests, streams
 from . import protocol as p
 from .dispatcher import Reply, handle_payload
 from .errors import wire_error
@@ -44,6 +49,15 @@ class _Final:
 
     def __init__(self, reply: Reply):
         self.reply = reply
+
+
+class _Close:
+    """The call closed its POST stream (SEP-1699 polling): end it after a priming event."""
+
+    __slots__ = ("event_id",)
+
+    def __init__(self, event_id: str):
+        self.event_id = event_id
 
 
 def wants_live(message, ctx, accept: str) -> bool:
@@ -78,23 +92,53 @@ class LiveCall:
         self.ctx = ctx
         self.body = body
         self.queue: queue.Queue = queue.Queue()
-        ctx.notify = self.queue.put
+        self.channel: str | None = None  # set once the POST stream is closed
+        ctx.notify = self.emit
         if ctx.era != p.MODERN:
             ctx.send_request = self.send_request
+            if getattr(getattr(ctx, "session", None), "row", None) is not None:
+                ctx.close_stream = self.close_stream
 
     def send_request(self, method: str, params: dict) -> dict:
-        return client_requests.request_client(method, params, self.queue.put, self.ctx)
+        return client_requests.request_client(method, params, self.emit, self.ctx)
+
+    def emit(self, message: dict) -> None:
+        if self.channel is None:
+            self.queue.put(message)
+        else:  # the POST stream is gone: store it for the client's GET (streams.py)
+            from django_eventstream import send_event
+
+            send_event(self.channel, streams.CALL_MESSAGE, message)
+
+    def close_stream(self) -> None:
+        """End the POST's SSE stream now (2025-11-25 §Resumability: a server may close it
+        after an event with an id); the rest of the call goes to the session's GET with
+        Last-Event-ID. Only a legacy call with a session can do this."""
+        from django_eventstream.utils import get_storage
+
+        if self.channel is not None:
+            return
+        token = secrets.token_hex(8)
+        channel = streams.call_channel(self.ctx.session.row.pk, token)
+        # A stored first event gives the priming id something to resume after.
+        opened = get_storage().append_event(channel, streams.CALL_OPEN, "null")
+        self.queue.put(_Close(streams.call_event_id(token, int(opened.id))))
+        self.channel = channel
 
     def run(self) -> None:
         try:
-            reply = handle_payload(self.body, self.ctx)
-        except Exception as exc:  # handle_payload maps its own errors; this is a last resort
-            body, status = wire_error(exc)
-            reply = Reply(body, status)
+            try:
+                reply = handle_payload(self.body, self.ctx)
+            except Exception as exc:  # handle_payload maps its own errors; a last resort
+                body, status = wire_error(exc)
+                reply = Reply(body, status)
+            if self.channel is not None and reply.body is not None:
+                self.emit(reply.body)  # the POST stream is closed: the GET delivers it
         finally:
             # This thread's connections die with it; Django only closes request threads'.
             connections.close_all()
-        self.queue.put(_Final(reply))
+        if self.channel is None:
+            self.queue.put(_Final(reply))
 
 
 def respond(request, ctx, body: bytes) -> HttpResponse:
@@ -117,18 +161,24 @@ def respond(request, ctx, body: bytes) -> HttpResponse:
     return response
 
 
+def _last_frame(item) -> bytes:
+    if isinstance(item, _Close):  # priming event: the client resumes after this id
+        return streams.sse_frame(None, item.event_id, retry=settings.MCP_SSE_RETRY_MS)
+    return sse_frame(item.reply.body)
+
+
 def _sync_events(first, source: queue.Queue):
     item = first
-    while not isinstance(item, _Final):
+    while not isinstance(item, _Final | _Close):
         yield sse_frame(item)
         item = source.get()
-    yield sse_frame(item.reply.body)
+    yield _last_frame(item)
 
 
 async def _async_events(first, source: queue.Queue):
     get = sync_to_async(source.get, thread_sensitive=False)
     item = first
-    while not isinstance(item, _Final):
+    while not isinstance(item, _Final | _Close):
         yield sse_frame(item)
         item = await get()
-    yield sse_frame(item.reply.body)
+    yield _last_frame(item)

@@ -150,11 +150,23 @@ def error_handling(arguments: dict, ctx) -> ToolResult:
         "type": "object",
         "$defs": {
             "address": {
+                "$anchor": "addressDef",
                 "type": "object",
                 "properties": {"street": {"type": "string"}, "city": {"type": "string"}},
             }
         },
-        "properties": {"name": {"type": "string"}, "address": {"$ref": "#/$defs/address"}},
+        "properties": {
+            "name": {"type": "string"},
+            "address": {"$ref": "#/$defs/address"},
+            "contactMethod": {"type": "string", "enum": ["phone", "email"]},
+            "phone": {"type": "string"},
+            "email": {"type": "string"},
+        },
+        # SEP-2106's wider vocabulary (0.2.0's version of the scenario): kept verbatim on the wire.
+        "allOf": [{"anyOf": [{"required": ["phone"]}, {"required": ["email"]}]}],
+        "if": {"properties": {"contactMethod": {"const": "phone"}}, "required": ["contactMethod"]},
+        "then": {"required": ["phone"]},
+        "else": {"required": ["email"]},
         "additionalProperties": False,
     },
 )

@@ -35,6 +35,9 @@ class RequestContext:
     # and the modern era's answers so far (MRTR inputResponses plus those the requestState
     # carries) with whether a requestState was presented and verified.
     send_request: Callable[[str, dict], dict] | None = None
+    # Ending the call's SSE response mid-call (SEP-1699 polling; calls.py): the rest of the
+    # call reaches the client on its GET with Last-Event-ID. None: the call cannot.
+    close_stream: Callable[[], None] | None = None
     input_responses: dict | None = None
     answers: dict | None = None
     state_verified: bool = False

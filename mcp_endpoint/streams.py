@@ -237,7 +237,10 @@ def open_session_stream(request, row: McpSession, error_response):
             InvalidRequest("Not Acceptable: a GET stream needs Accept: text/event-stream"), 406
         )
     resume = None
-    if last := request.headers.get("Last-Event-ID"):
+    last = request.headers.get("Last-Event-ID")
+    if last and (call := parse_call_event_id(last)):
+        return call_stream_response(row.pk, *call)
+    if last:
         try:
             resume = parse_last_event_id(last)
         except ValueError:
@@ -328,6 +331,85 @@ async def _session_stream(key_hash: str, subscriptions: set, resume, holder: str
             await sync_to_async(_release)(key_hash, holder)
         except BaseException:  # the client is gone; the lease runs out on its own
             logger.debug("Could not release a GET stream's claim", exc_info=True)
+
+
+# --- a call's stream, resumed on GET (2025-11-25 SEP-1699 polling) -----------------------------
+# A legacy call may close its POST's SSE stream mid-call (`ctx.close_stream`, calls.py) after a
+# priming event `id: c<token>-<n>` with a `retry:` field. Everything the call sends after that is
+# stored on its own channel (`mcp-call-<session hash>-<token>`), and the client's GET with that
+# Last-Event-ID replays exactly that stream's messages, the result last, then ends. The channel
+# includes the session, so another session's GET finds nothing; the session's own GET stream
+# (its subscriptions) is neither claimed nor touched.
+_CALL_EVENT_ID = re.compile(r"c([0-9a-f]{16})-(\d{1,12})")
+CALL_OPEN = "open"
+CALL_MESSAGE = "message"
+
+
+def call_channel(key_hash: str, token: str) -> str:
+    return f"mcp-call-{key_hash}-{token}"
+
+
+def call_event_id(token: str, event_id: int) -> str:
+    return f"c{token}-{event_id}"
+
+
+def parse_call_event_id(value: str) -> tuple[str, int] | None:
+    """(token, stored event id) of a call stream's SSE id, or None for any other id."""
+    match = _CALL_EVENT_ID.fullmatch(value.strip())
+    return (match[1], int(match[2])) if match else None
+
+
+def _call_events_after(channel: str, after: int) -> list | None:
+    try:
+        return get_storage().get_events(channel, after, limit=_REPLAY_BATCH)
+    except EventDoesNotExist:
+        return None
+
+
+call_events_after = sync_to_async(_call_events_after)
+
+
+def call_stream_response(key_hash: str, token: str, after: int) -> StreamingHttpResponse:
+    release_connection()
+    response = StreamingHttpResponse(
+        _call_stream(call_channel(key_hash, token), token, after), content_type=SSE
+    )
+    response["Cache-Control"] = "no-cache"
+    response["X-Accel-Buffering"] = "no"
+    return response
+
+
+async def _call_stream(channel: str, token: str, after: int):
+    feed = Feed(channel)
+    feed.open()  # before the first read: nothing stored meanwhile is missed
+    keepalive = settings.MCP_SSE_KEEPALIVE_SECONDS
+    loop = asyncio.get_running_loop()
+    # A call that never finishes (its process died) must not hold the GET forever.
+    closes_at = loop.time() + (settings.MCP_SSE_MAX_SECONDS or 600)
+    last = after
+    try:
+        yield b"retry: %d\n\n" % settings.MCP_SSE_RETRY_MS
+        while True:
+            backlog = await call_events_after(channel, last)
+            if backlog is None:  # not this session's stream, or trimmed from the store
+                return
+            for item in backlog:
+                last = int(item.id)
+                if item.type != CALL_MESSAGE:
+                    continue
+                message = _decode(item.data)
+                yield sse_frame(message, call_event_id(token, last))
+                if "method" not in message:  # the call's response: its stream is complete
+                    return
+            if len(backlog) == _REPLAY_BATCH:
+                continue
+            if loop.time() >= closes_at:
+                return
+            # Woken by the store's fan-out (Redis: any process), else re-read after a while.
+            if await feed.wait(min(keepalive, closes_at - loop.time())) is None:
+                yield PING
+    finally:
+        feed.close()
 
 
 def _everything_changed(uris) -> list[dict]:
