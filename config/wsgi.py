@@ -5,8 +5,10 @@ Requests under /wp-json/ (the MCP endpoint and its REST index) go to a handler b
 headers), everything else to the site's handler with the full `MIDDLEWARE`. Why: the MCP
 path is the hot one (bench/mcp.py), and sessions, auth, messages, CSRF, frame options and
 WhiteNoise do nothing for a CSRF-exempt JSON API but cost CPU on every call. Both handlers
-send the request_started/finished signals, so connection handling is the same. Tests go
-through Django's test client (the full list), which covers the same views.
+send the request_started/finished signals, so connection handling is the same. POSTs to the
+MCP endpoint go through `mcp_endpoint.fastpath` first, which replays answers the MCP handler
+already gave from its result cache. Tests go through Django's test client (the full list),
+which covers the same views; tests/test_production_topology.py serves this module.
 """
 
 import os
@@ -57,7 +59,18 @@ class McpHandler(WSGIHandler):
 mcp_application = McpHandler()
 
 
+from mcp_endpoint import fastpath  # noqa: E402  (after setup)
+
+_ENDPOINT = f"/wp-json/{settings.MCP_NAMESPACE.strip('/')}/mcp"
+MCP_ENDPOINTS = frozenset({_ENDPOINT, _ENDPOINT + "/"})
+
+
 def application(environ, start_response):
-    if environ.get("PATH_INFO", "").startswith(MCP_PREFIX):
+    path = environ.get("PATH_INFO", "")
+    if path in MCP_ENDPOINTS:
+        # A POST whose answer the MCP handler already gave from its result cache is replayed
+        # without building a Django request (mcp_endpoint/fastpath.py).
+        return fastpath.serve(environ, start_response, mcp_application)
+    if path.startswith(MCP_PREFIX):
         return mcp_application(environ, start_response)
     return site_application(environ, start_response)

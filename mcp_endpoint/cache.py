@@ -16,6 +16,8 @@ no MRTR input; conformance fixtures, sessions, subscriptions and anything with s
 never are. Entries are stored serialized and decoded per hit, so no caller can change one.
 """
 
+import threading
+
 import orjson
 from django.conf import settings
 
@@ -40,6 +42,9 @@ GLOSSARY_MODULES = frozenset({"mcp_endpoint.tools", "mcp_endpoint.prompts"})
 
 
 RESULTS = LRU(max(settings.MCP_RESULT_CACHE_SIZE, 1))
+# The key of the last result this thread served from or stored in RESULTS (read and reset by
+# mcp_endpoint/fastpath.py, which replays such answers without Django).
+served = threading.local()
 
 
 def _ours(handler) -> bool:
@@ -84,8 +89,12 @@ def key(method_name: str, params: dict, ctx):
 
 def get(cache_key) -> dict | None:
     encoded = RESULTS.get(cache_key)
-    return None if encoded is None else orjson.loads(encoded)
+    if encoded is None:
+        return None
+    served.key = cache_key
+    return orjson.loads(encoded)
 
 
 def put(cache_key, result: dict) -> None:
     RESULTS.put(cache_key, orjson.dumps(result))
+    served.key = cache_key
