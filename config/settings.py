@@ -162,6 +162,13 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
         DATABASES["default"].setdefault("OPTIONS", {}).update(
             {"server_side_binding": True, "prepare_threshold": env_int("DB_PREPARE_THRESHOLD", 5)}
         )
+    # JIT off: PostgreSQL compiles a plan to machine code once its estimated cost passes
+    # jit_above_cost. The search statement passes it at 1M terms (its capped arms are costed
+    # in full) and spent 20 of its 46 ms compiling (bench/search.py); short queries never repay
+    # compilation. DB_JIT=1 leaves the server's setting.
+    if not env_bool("DB_JIT", False):
+        db_options = DATABASES["default"].setdefault("OPTIONS", {})
+        db_options["options"] = (db_options.get("options", "") + " -c jit=off").strip()
 elif DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # IMMEDIATE: a transaction that reads and then writes takes the write lock up front, so
     # concurrent processes (server workers, a shell) wait for it instead of failing with
