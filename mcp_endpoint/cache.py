@@ -75,7 +75,11 @@ def key(method_name: str, params: dict, ctx):
     call must run every time."""
     if settings.MCP_RESULT_CACHE_SIZE <= 0 or not _cacheable(method_name, params, ctx):
         return None
-    state = selectors.content_state()
+    # The WSGI fast path has just read the state for this very request (a miss there); reading
+    # it again would cost a second query for the same answer. Reading it earlier keeps the
+    # cache correct: the data is then read after the state, never before.
+    state = getattr(served, "state", None) or selectors.content_state()
+    served.state = None
     if state is None:
         return None
     try:

@@ -101,16 +101,20 @@ def serve(environ, start_response, handler):
         signals.request_finished.send(sender=__name__)
     stored = REPLIES.get((state, request.key)) if state is not None else None
     if stored is None:
-        return _learn(request, environ, start_response, handler)
+        return _learn(request, environ, start_response, handler, state)
     status, headers, result = stored
     body = _body(request.id, result)
     start_response(status, [*headers, ("Content-Length", str(len(body)))])
     return [body]
 
 
-def _learn(request: _Request, environ, start_response, handler):
+def _learn(request: _Request, environ, start_response, handler, state):
     cache.served.key = None
-    response = handler(environ, start_response)
+    cache.served.state = state  # the full path's cache lookup reuses it (no second read)
+    try:
+        response = handler(environ, start_response)
+    finally:
+        cache.served.state = None
     cache_key, cache.served.key = cache.served.key, None
     if (
         cache_key is None

@@ -1,5 +1,6 @@
 """The WSGI replay of cached MCP answers (mcp_endpoint/fastpath.py): a repeat is answered
-without Django with exactly the bytes the full path sends, costs one query, follows edits,
+without Django with exactly the bytes the full path sends, costs one query (a miss costs no
+more than the full path), follows edits,
 and requests the full path must see (Origin, sessions, cache off) never take it."""
 
 import json
@@ -57,6 +58,18 @@ def test_a_repeat_is_replayed_with_the_same_bytes(django_seen, era):
     expected = json.loads(first[2]) | {"id": "abc"}
     assert json.loads(content) == expected
     assert content == json.dumps(expected, separators=(",", ":"), ensure_ascii=False).encode()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_miss_reads_the_content_state_once(django_seen):
+    """A call the fast path cannot answer yet costs what the full path costs (the state read,
+    then get_term's two queries): the state the fast path read is handed on, not read again."""
+    make_term(name="Serwer MCP", slug="serwer-mcp")
+    body, headers = get_term("serwer-mcp", 1)
+    with CaptureQueriesContext(connection) as queries:
+        status, _headers, _content = call(MCP, method="POST", body=body, **headers)
+    assert status == 200 and len(django_seen) == 1
+    assert len(queries) == 1 + 2, [q["sql"] for q in queries]
 
 
 @pytest.mark.django_db(transaction=True)
