@@ -21,11 +21,8 @@ import tempfile
 import threading
 import time
 from pathlib import Path
-from urllib.parse import quote, urlsplit, urlunsplit
 
-import dj_database_url
-
-from tests.live import HOST, ROOT, SERVER_COMMAND, free_port
+from tests.live import HOST, ROOT, SERVER_COMMAND, ThrowawayDatabase, free_port
 
 STARTUP_TIMEOUT = 60.0
 
@@ -117,53 +114,26 @@ class Deployment:
         settings: dict[str, str] | None = None,
     ) -> None:
         self.workdir = Path(tempfile.mkdtemp(prefix=f"slownik-{name}-"))
-        self.source = os.environ.get("DATABASE_URL", "")
-        self.pg_admin: dict | None = None
-        self.pg_name: str | None = None
-        self.database_url = self._create_database(name)
+        self.database = ThrowawayDatabase(os.environ.get("DATABASE_URL", ""), name, self.workdir)
+        self.database_url = self.database.url
         self.ports = [free_port() for _ in range(processes)]
         self.urls = [f"http://{HOST}:{port}" for port in self.ports]
         self.env = {**self._env(redis_url), **(settings or {})}
         self.processes: list[subprocess.Popen] = []
 
     # --- database ---------------------------------------------------------------------------
-    def _create_database(self, name: str) -> str:
-        if not self.source.startswith(("postgres://", "postgresql://")):
-            return f"sqlite:///{self.workdir / 'db.sqlite3'}"
-        import psycopg
-        from psycopg import sql
-
-        config = dj_database_url.parse(self.source)
-        self.pg_admin = {
-            "dbname": "postgres",
-            "host": config.get("HOST") or None,
-            "port": config.get("PORT") or None,
-            "user": config.get("USER") or None,
-            "password": config.get("PASSWORD") or None,
-        }
-        self.pg_name = f"slownik_{name}_{os.getpid()}"
-        ident = sql.Identifier(self.pg_name)
-        with psycopg.connect(**self.pg_admin, autocommit=True) as conn:
-            conn.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(ident))
-            conn.execute(sql.SQL("CREATE DATABASE {}").format(ident))
-        parts = urlsplit(self.source)
-        return urlunsplit(parts._replace(path="/" + quote(self.pg_name)))
-
     def database_connections(self) -> int:
         """Backends connected to this deployment's PostgreSQL database right now."""
-        import psycopg
-
-        with psycopg.connect(**self.pg_admin, autocommit=True) as conn:
+        with self.database.admin_connect() as conn:
             return conn.execute(
-                "SELECT count(*) FROM pg_stat_activity WHERE datname = %s", [self.pg_name]
+                "SELECT count(*) FROM pg_stat_activity WHERE datname = %s",
+                [self.database.pg_name],
             ).fetchone()[0]
 
     def query(self, sql: str, params: tuple = ()) -> list[tuple]:
         """Read this deployment's database directly (`%s` placeholders on both vendors)."""
-        if self.pg_name:
-            import psycopg
-
-            with psycopg.connect(**{**self.pg_admin, "dbname": self.pg_name}) as conn:
+        if self.database.pg_name:
+            with self.database.connect() as conn:
                 return conn.execute(sql, params).fetchall()
         import sqlite3
 
@@ -274,15 +244,7 @@ class Deployment:
                     process.wait(10)
         finally:
             try:
-                if self.pg_name:
-                    import psycopg
-                    from psycopg import sql
-
-                    ident = sql.Identifier(self.pg_name)
-                    with psycopg.connect(**self.pg_admin, autocommit=True) as conn:
-                        conn.execute(
-                            sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(ident)
-                        )
+                self.database.drop()
             finally:
                 shutil.rmtree(self.workdir, ignore_errors=True)
 

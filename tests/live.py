@@ -178,15 +178,68 @@ class ServerProcess:
         )
 
 
+class ThrowawayDatabase:
+    """A database of its own for server processes under test: on PostgreSQL (the suite runs
+    under scripts/with-postgres) `slownik_<name>_<pid>` in the same cluster as the test
+    database, created fresh and dropped with FORCE; otherwise a SQLite file in `workdir`."""
+
+    def __init__(self, source_url: str, name: str, workdir: Path) -> None:
+        self.pg_admin: dict | None = None
+        self.pg_name: str | None = None
+        if not source_url.startswith(("postgres://", "postgresql://")):
+            self.url = f"sqlite:///{workdir / f'{name}.sqlite3'}"
+            return
+        config = dj_database_url.parse(source_url)
+        self.pg_admin = {
+            "dbname": "postgres",
+            "host": config.get("HOST") or None,
+            "port": config.get("PORT") or None,
+            "user": config.get("USER") or None,
+            "password": config.get("PASSWORD") or None,
+        }
+        self.pg_name = f"slownik_{name}_{os.getpid()}"
+        self._admin("DROP DATABASE IF EXISTS {} WITH (FORCE)")
+        self._admin("CREATE DATABASE {}")
+        parts = urlsplit(source_url)
+        self.url = urlunsplit(parts._replace(path="/" + quote(self.pg_name)))
+
+    @property
+    def vendor(self) -> str:
+        return "postgresql" if self.pg_name else "sqlite"
+
+    def _admin(self, statement: str) -> None:
+        import psycopg  # only needed on the PostgreSQL pass
+        from psycopg import sql
+
+        with psycopg.connect(**self.pg_admin, autocommit=True) as conn:
+            conn.execute(sql.SQL(statement).format(sql.Identifier(self.pg_name)))
+
+    def connect(self, **options):
+        """A psycopg connection to this (PostgreSQL) database."""
+        import psycopg
+
+        return psycopg.connect(**{**self.pg_admin, "dbname": self.pg_name}, **options)
+
+    def admin_connect(self):
+        import psycopg
+
+        return psycopg.connect(**self.pg_admin, autocommit=True)
+
+    def drop(self) -> None:
+        if self.pg_name:
+            self._admin("DROP DATABASE IF EXISTS {} WITH (FORCE)")
+
+
 class LiveServer:
     """Creates the database, fills it, serves it, and tears everything down again."""
 
     def __init__(self, *, base_env: dict[str, str] | None = None) -> None:
         self.base_env = dict(os.environ if base_env is None else base_env)
         self.workdir = Path(tempfile.mkdtemp(prefix="slownik-live-"))
-        self._pg_admin: dict | None = None
-        self._pg_name: str | None = None
-        self.database_url = self._create_database()
+        self.database = ThrowawayDatabase(
+            self.base_env.get("DATABASE_URL", ""), "live", self.workdir
+        )
+        self.database_url = self.database.url
         self.server = ServerProcess(self._server_env(), self.workdir)
         self.env = self.server.env  # also what manage.py and mcp_stdio run with
         self.port, self.url, self.mcp_url = self.server.port, self.server.url, self.server.mcp_url
@@ -195,40 +248,7 @@ class LiveServer:
     # --- database -------------------------------------------------------------------------
     @property
     def vendor(self) -> str:
-        return "postgresql" if self._pg_name else "sqlite"
-
-    def _create_database(self) -> str:
-        source = self.base_env.get("DATABASE_URL", "")
-        if not source.startswith(("postgres://", "postgresql://")):
-            return f"sqlite:///{self.workdir / 'live.sqlite3'}"
-        import psycopg  # only needed on the PostgreSQL pass
-        from psycopg import sql
-
-        config = dj_database_url.parse(source)
-        self._pg_admin = {
-            "dbname": "postgres",
-            "host": config.get("HOST") or None,
-            "port": config.get("PORT") or None,
-            "user": config.get("USER") or None,
-            "password": config.get("PASSWORD") or None,
-        }
-        self._pg_name = f"slownik_live_{os.getpid()}"
-        name = sql.Identifier(self._pg_name)
-        with psycopg.connect(**self._pg_admin, autocommit=True) as conn:
-            conn.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(name))
-            conn.execute(sql.SQL("CREATE DATABASE {}").format(name))
-        parts = urlsplit(source)
-        return urlunsplit(parts._replace(path="/" + quote(self._pg_name)))
-
-    def _drop_database(self) -> None:
-        if not self._pg_name:
-            return
-        import psycopg
-        from psycopg import sql
-
-        name = sql.Identifier(self._pg_name)
-        with psycopg.connect(**self._pg_admin, autocommit=True) as conn:
-            conn.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(name))
+        return self.database.vendor
 
     # --- environment ----------------------------------------------------------------------
     def _server_env(self) -> dict[str, str]:
@@ -312,7 +332,7 @@ class LiveServer:
                 process.stop()
         finally:
             try:
-                self._drop_database()
+                self.database.drop()
             finally:
                 shutil.rmtree(self.workdir, ignore_errors=True)
 

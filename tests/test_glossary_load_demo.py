@@ -12,27 +12,12 @@ from glossary.models import Article, Category, Series, Status, Term
 from glossary.services import export_terms
 
 from .factories import make_term
+from .test_glossary_demo_content import REQUIRED_TERM_SLUGS
 
 pytestmark = pytest.mark.django_db
 
 FIXTURE = Path(__file__).parent / "data" / "demo"
 DEMO = Path(__file__).resolve().parent.parent / "glossary" / "demo"
-REQUIRED_SLUGS = {
-    "json-rpc",
-    "mcp",
-    "sse",
-    "streamable-http",
-    "oauth-dla-agentow",
-    "agent-readiness",
-    "context-engineering",
-    "a2a",
-    "lsp",
-    "dap",
-    "rest",
-    "websocket",
-    "stdio",
-    "capability-negotiation",
-}
 
 
 def load_demo(*args, directory=FIXTURE):
@@ -130,7 +115,7 @@ def test_real_demo_content_loads_with_the_required_terms():
     """The shipped demo loads cleanly and has the terms the site and MCP docs link to."""
     load_demo(directory=DEMO)
     slugs = set(Term.objects.published().values_list("slug", flat=True))
-    assert slugs >= REQUIRED_SLUGS
+    assert slugs >= REQUIRED_TERM_SLUGS
 
     before = state()
     load_demo(directory=DEMO)
