@@ -54,6 +54,11 @@ def handle_payload(raw: bytes | str, ctx: RequestContext) -> Reply:
     except orjson.JSONDecodeError:
         body, status = wire_error(ParseError(), None, ctx.era)
         return Reply(body, status)
+    return handle_decoded(message, ctx)
+
+
+def handle_decoded(message, ctx: RequestContext) -> Reply:
+    """Handle one transport message its adapter has already decoded from JSON."""
     if isinstance(message, list):
         return _handle_batch(message, ctx)
     body, status = handle_message(message, ctx)

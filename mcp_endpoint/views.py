@@ -22,7 +22,7 @@ from django.views.decorators.http import require_safe
 from . import calls, sessions, streams
 from . import protocol as p
 from .context import RequestContext
-from .dispatcher import handle_payload
+from .dispatcher import handle_decoded, handle_payload
 from .errors import InternalError, InvalidRequest, JsonRpcError
 
 logger = logging.getLogger("mcp_endpoint")
@@ -169,20 +169,18 @@ def _post(request):
         if rejected is not None:
             return rejected
     accept = request.headers.get("Accept", "")
-    if calls.SSE in accept.lower() and calls.wants_live(_peek(body), ctx, accept):
-        return calls.respond(request, ctx, body)
-    reply = handle_payload(body, ctx)
+    try:
+        message = orjson.loads(body)  # once: the live-call check and the dispatcher share it
+    except orjson.JSONDecodeError:
+        reply = handle_payload(body, ctx)  # answers the parse error
+    else:
+        if calls.SSE in accept.lower() and calls.wants_live(message, ctx, accept):
+            return calls.respond(request, ctx, body)
+        reply = handle_decoded(message, ctx)
     if reply.body is None:
         return HttpResponse(status=202)
     # JSON, the subscriptions/listen stream, or JSON with the session initialize minted.
     return streams.respond(request, ctx, body, reply, error_response)
-
-
-def _peek(body: bytes):
-    try:
-        return orjson.loads(body)
-    except orjson.JSONDecodeError:
-        return None
 
 
 def _route(namespace: str, path: str, methods: list[str]) -> dict:
