@@ -218,7 +218,7 @@ def test_unexpected_exception_in_view_is_json_500(client, db, monkeypatch, caplo
     def boom(*args, **kwargs):
         raise RuntimeError("secret internals")
 
-    monkeypatch.setattr("mcp_endpoint.views.handle_payload", boom)
+    monkeypatch.setattr("mcp_endpoint.views.handle_decoded", boom)
     response = post(client, PING)
     assert response.status_code == 500
     assert _error(response) == {"code": -32603, "message": "Internal error"}
