@@ -7,7 +7,7 @@ PORT ?= 8000
 HOST ?= 127.0.0.1
 
 .DEFAULT_GOAL := help
-.PHONY: help run test test-postgres test-sqlite test-live conformance conformance-install redis-server lint format superuser migrate demo bench clean
+.PHONY: help run test test-postgres test-sqlite test-live conformance conformance-install redis-server chromium lint format superuser migrate demo bench clean
 
 help:
 	@echo "make run        serve the demo glossary at http://$(HOST):$(PORT) (SQLite, no setup)"
@@ -65,10 +65,14 @@ conformance-install:
 redis-server:
 	scripts/ensure-redis
 
-test-postgres: $(VENV)/.installed-dev conformance-install redis-server
+# The real-browser tests (tests/browser.py) drive Debian's Chromium; install it if missing.
+chromium:
+	scripts/ensure-chromium
+
+test-postgres: $(VENV)/.installed-dev conformance-install redis-server chromium
 	scripts/with-postgres $(VENV)/bin/pytest -q $(PYTEST_ARGS)
 
-test-sqlite: $(VENV)/.installed-dev redis-server
+test-sqlite: $(VENV)/.installed-dev redis-server chromium
 	env -u DATABASE_URL $(VENV)/bin/pytest -q $(PYTEST_ARGS)
 
 test: lint test-postgres test-sqlite

@@ -47,3 +47,27 @@ def pytest_runtest_makereport(item, call):
     if report.failed and server is not None and "live" in item.keywords:
         report.sections.append(("live server stderr", server.stderr_tail()))
     return report
+
+
+# --- A real browser (Debian's Chromium through Selenium; see tests/browser.py) -------------
+@pytest.fixture(scope="session")
+def chromium():
+    """One headless Chromium for the whole run; each test gets a clean state from `browser`."""
+    from .browser import start_chromium
+
+    driver = start_chromium()
+    yield driver
+    driver.quit()
+
+
+@pytest.fixture
+def browser(chromium, live_server):
+    """The session's Chromium pointed at pytest-django's live server, cookies cleared, so a
+    test starts as a new visitor. `browser.url(path)` builds an absolute address."""
+    from .browser import block_live_streams
+
+    chromium.delete_all_cookies()
+    block_live_streams(chromium)
+    chromium.url = lambda path="/": live_server.url + path
+    yield chromium
+    chromium.get("about:blank")
