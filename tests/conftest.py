@@ -18,6 +18,14 @@ def pytest_report_header(config):
     return f"database: {connection.vendor} ({connection.settings_dict['NAME']})"
 
 
+@pytest.fixture(scope="session")
+def anyio_backend():
+    """Async tests run on asyncio, the loop the SDK client and uvicorn use. Selenium brings
+    trio along, and anyio's plugin would otherwise run every async test once per installed
+    backend (against the same module-scoped servers)."""
+    return "asyncio"
+
+
 # --- Live server for tests with real peers (SDK client, conformance suite, curl exchanges) ----
 LIVE_SERVER_KEY = pytest.StashKey()
 
