@@ -57,7 +57,7 @@ format: $(VENV)/.installed-dev
 	$(VENV)/bin/ruff format .
 
 # Node 22 and the MCP conformance suite, into .cache/ (once; a no-op afterwards). The suite runs
-# in the PostgreSQL pass only (tests/test_mcp_conformance.py skips it on SQLite).
+# in the PostgreSQL pass only (tests/live/test_conformance.py skips it on SQLite).
 conformance-install:
 	scripts/conformance install
 
@@ -82,7 +82,7 @@ test-live: $(VENV)/.installed-dev conformance-install redis-server
 	scripts/with-postgres $(VENV)/bin/pytest -q -m live $(PYTEST_ARGS)
 
 conformance: $(VENV)/.installed-dev conformance-install
-	scripts/with-postgres $(VENV)/bin/pytest -q tests/test_mcp_conformance.py $(PYTEST_ARGS)
+	scripts/with-postgres $(VENV)/bin/pytest -q tests/live/test_conformance.py $(PYTEST_ARGS)
 
 # Each benchmark gets its own throwaway PostgreSQL cluster; results go to docs/benchmarks.md.
 bench: $(VENV)/.installed-dev

@@ -8,7 +8,7 @@ WhiteNoise do nothing for a CSRF-exempt JSON API but cost CPU on every call. Bot
 send the request_started/finished signals, so connection handling is the same. POSTs to the
 MCP endpoint go through `mcp_endpoint.fastpath` first, which replays answers the MCP handler
 already gave from its result cache. Tests go through Django's test client (the full list),
-which covers the same views; tests/test_production_topology.py serves this module.
+which covers the same views; tests/live/test_production_topology.py serves this module.
 """
 
 import os

@@ -24,9 +24,9 @@ LIVE_SERVER_KEY = pytest.StashKey()
 
 @pytest.fixture(scope="session")
 def live_site(request):
-    """One real Słownik server process for the whole run (see tests/live.py), on its own
+    """One real Słownik server process for the whole run (see tests/processes.py), on its own
     database filled with the demo content; stopped and its database dropped at the end."""
-    from .live import LiveServer
+    from .processes import LiveServer
 
     server = LiveServer()
     try:

@@ -1,9 +1,9 @@
 """A small scaled-out deployment for stream tests: one database, N real server processes,
 optionally a private Redis, and a way to edit content from a process that serves nothing.
 
-`tests/live.py` runs the one shared demo server; streaming tests edit content and hold
+`tests/processes.py` runs the one shared demo server; streaming tests edit content and hold
 connections open, so they get a deployment of their own that no other test reads. The server
-command is the one `tests/live.py` (and `make run`) uses.
+command is the one `tests/processes.py` (and `make run`) uses.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ import threading
 import time
 from pathlib import Path
 
-from tests.live import HOST, ROOT, SERVER_COMMAND, ThrowawayDatabase, free_port
+from tests.processes import HOST, ROOT, SERVER_COMMAND, ThrowawayDatabase, free_port
 
 STARTUP_TIMEOUT = 60.0
 

@@ -25,7 +25,7 @@ from mcp.client.stdio import stdio_client
 from mcp.shared.exceptions import MCPError
 from mcp_types import PromptReference, ResourceTemplateReference
 
-from .live import ROOT, hit_slugs
+from tests.processes import ROOT, hit_slugs
 
 pytestmark = pytest.mark.live
 

@@ -10,7 +10,7 @@ from django.test import Client
 from django.utils import timezone
 
 from tests.factories import make_draft_term, make_future_term, make_term
-from tests.test_glossary_pages import staff_client  # noqa: F401  (the `staff_client` fixture)
+from tests.glossary.test_pages import staff_client  # noqa: F401  (the `staff_client` fixture)
 
 
 @pytest.fixture

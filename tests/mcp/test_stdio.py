@@ -15,9 +15,9 @@ from django.core.management import call_command
 from mcp_endpoint import protocol as p
 from mcp_endpoint.registry import METHODS
 from mcp_endpoint.stdio import serve
-from tests.test_mcp_protocol import content_fixture, meta  # noqa: F401  (the `content` fixture)
+from tests.mcp.test_protocol import content_fixture, meta  # noqa: F401  (the `content` fixture)
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 INIT = {
     "jsonrpc": "2.0",
     "id": 1,

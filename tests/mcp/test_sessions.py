@@ -2,7 +2,7 @@
 GET/DELETE edges, through Django's test client.
 
 The streams themselves (GET stream, subscriptions/listen) need an ASGI server and are tested
-against a live one in tests/test_mcp_streams.py.
+against a live one in tests/live/test_streams.py.
 """
 
 from datetime import timedelta

@@ -9,8 +9,7 @@ from django.utils import timezone
 
 from glossary.models import Article, Series, Status, Term
 from glossary.polish import index_letter, polish_slugify, sort_key
-
-from .factories import make_article, make_draft_term, make_future_term, make_term
+from tests.factories import make_article, make_draft_term, make_future_term, make_term
 
 pytestmark = pytest.mark.django_db
 

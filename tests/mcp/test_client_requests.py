@@ -21,8 +21,7 @@ from mcp_endpoint import client_requests, registry
 from mcp_endpoint.client_requests import ask, elicitation, list_roots, sampling
 from mcp_endpoint.context import RequestContext
 from mcp_endpoint.dispatcher import handle_payload
-
-from .live import ROOT
+from tests.processes import ROOT
 
 MODERN = "2026-07-28"
 ALL_CAPS = {"elicitation": {}, "sampling": {}, "roots": {}}

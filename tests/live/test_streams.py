@@ -24,7 +24,7 @@ from mcp import Client
 from mcp.client.subscriptions import ResourcesListChanged, ResourceUpdated
 
 from tests.deployment import Deployment, Redis, SseReader
-from tests.live import HOST, MCP_PATH
+from tests.processes import HOST, MCP_PATH
 
 pytestmark = [pytest.mark.live, pytest.mark.anyio]
 

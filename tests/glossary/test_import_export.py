@@ -10,8 +10,7 @@ from glossary import services
 from glossary.importexport import ImportErrors, join_list, parse_csv, parse_json, split_list
 from glossary.models import Category, Status, Term
 from glossary.services import export_terms, import_terms
-
-from .factories import make_category, make_draft_term, make_term
+from tests.factories import make_category, make_draft_term, make_term
 
 pytestmark = pytest.mark.django_db
 

@@ -14,7 +14,7 @@ import anyio
 import pytest
 from mcp import Client
 
-from .live import HOST, MCP_PATH, WSGI_SERVER_COMMAND, hit_slugs
+from tests.processes import HOST, MCP_PATH, WSGI_SERVER_COMMAND, hit_slugs
 
 pytestmark = pytest.mark.live
 

@@ -4,7 +4,7 @@ body limits, statuses, and the WordPress-style REST index under /wp-json/."""
 import orjson
 import pytest
 
-from tests.test_mcp_protocol import LEGACY, MCP_URL, post
+from tests.mcp.test_protocol import LEGACY, MCP_URL, post
 
 PING = {"jsonrpc": "2.0", "id": 1, "method": "ping"}
 CLIENT = {"name": "t", "version": "1"}

@@ -10,14 +10,13 @@ from django.core.management import CommandError, call_command
 
 from glossary.models import Article, Category, Series, Status, Term
 from glossary.services import export_terms
-
-from .factories import make_term
-from .test_glossary_demo_content import REQUIRED_TERM_SLUGS
+from tests.factories import make_term
+from tests.glossary.test_demo_content import REQUIRED_TERM_SLUGS
 
 pytestmark = pytest.mark.django_db
 
 FIXTURE = Path(__file__).parent / "data" / "demo"
-DEMO = Path(__file__).resolve().parent.parent / "glossary" / "demo"
+DEMO = Path(__file__).resolve().parent.parent.parent / "glossary" / "demo"
 
 
 def load_demo(*args, directory=FIXTURE):

@@ -3,7 +3,7 @@
 Each row names the revision and section it comes from ("2025-11-25 basic/index §Requests"
 means docs/specification/2025-11-25/basic/index.mdx, section Requests). Requests go through
 Django's test client to the real view, so each row checks the HTTP status and the JSON-RPC
-error code together. The helpers here are shared by the other test_mcp_* modules.
+error code together. The helpers here are shared by the other tests/mcp/ modules.
 """
 
 import base64
@@ -488,7 +488,7 @@ def test_initialize_result_shape(client, db, settings):
     result = result_of(post(client, _req("initialize", INIT)))
     assert result["capabilities"] == {
         "tools": {"listChanged": False},
-        # HTTP streams deliver resource updates and list changes (tests/test_mcp_streams.py).
+        # HTTP streams deliver resource updates and list changes (tests/live/test_streams.py).
         "resources": {"subscribe": True, "listChanged": True},
         "prompts": {"listChanged": False},
         "completions": {},
@@ -662,7 +662,7 @@ def test_unexpected_exception_is_generic_internal_error(client, content, monkeyp
 @pytest.mark.parametrize("method_name", ["resources/subscribe", "resources/unsubscribe"])
 def test_subscribe_is_accepted_as_a_no_op_in_the_legacy_era(client, db, method_name):
     """2025-11-25 server/resources §Subscriptions: subscribe/unsubscribe {uri} -> {}; without
-    a session nothing is stored (tests/test_mcp_sessions.py covers sessions); gone in
+    a session nothing is stored (tests/mcp/test_sessions.py covers sessions); gone in
     2026-07-28."""
     params = {"uri": "glossary://terms/mcp"}
     assert result_of(legacy(client, method_name, params)) == {}

@@ -14,7 +14,7 @@ import pytest
 
 from glossary.polish import polish_slugify
 
-DEMO_DIR = Path(__file__).resolve().parent.parent / "glossary" / "demo"
+DEMO_DIR = Path(__file__).resolve().parent.parent.parent / "glossary" / "demo"
 
 TERM_KEYS = {
     "name",

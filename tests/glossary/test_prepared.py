@@ -9,8 +9,13 @@ from django.utils import timezone
 
 from glossary import selectors
 from glossary.models import Term
-
-from .factories import make_article, make_category, make_draft_term, make_future_term, make_term
+from tests.factories import (
+    make_article,
+    make_category,
+    make_draft_term,
+    make_future_term,
+    make_term,
+)
 
 pytestmark = pytest.mark.django_db
 

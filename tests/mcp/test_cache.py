@@ -15,7 +15,7 @@ from glossary.models import Term
 from glossary.selectors import content_state
 from glossary.services import import_terms
 from tests.factories import make_term
-from tests.test_mcp_protocol import (
+from tests.mcp.test_protocol import (
     call_tool,
     content_fixture,  # noqa: F401  (the `content` fixture)
     legacy,

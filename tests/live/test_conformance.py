@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 from django.db import connection
 
-from .live import ROOT
+from tests.processes import ROOT
 
 only_in_postgres_pass = pytest.mark.skipif(
     connection.vendor != "postgresql",

@@ -19,7 +19,7 @@ import socket
 
 import pytest
 
-from .live import HOST, MCP_PATH, hit_slugs
+from tests.processes import HOST, MCP_PATH, hit_slugs
 
 pytestmark = pytest.mark.live
 

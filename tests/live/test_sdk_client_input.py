@@ -20,7 +20,7 @@ from mcp import Client, StdioServerParameters
 from mcp.client.stdio import stdio_client
 from mcp_types import CreateMessageResult, ElicitResult, ListRootsResult, Root, TextContent
 
-from .live import ROOT
+from tests.processes import ROOT
 
 pytestmark = pytest.mark.live
 

@@ -25,7 +25,7 @@ from glossary.models import Status, Term
 from glossary.services import import_terms
 from tests.deployment import Deployment, Redis, SseReader
 from tests.factories import make_article, make_category, make_draft_term, make_term
-from tests.live import ROOT
+from tests.processes import ROOT
 
 live_db = pytest.mark.django_db(transaction=True)
 

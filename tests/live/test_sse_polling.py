@@ -14,7 +14,7 @@ import json
 import pytest
 
 from tests.deployment import Deployment, Redis, SseReader
-from tests.live import HOST, MCP_PATH
+from tests.processes import HOST, MCP_PATH
 
 pytestmark = pytest.mark.live
 

@@ -10,8 +10,8 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from config import wsgi
+from tests.config.test_wsgi import MCP, call
 from tests.factories import make_term
-from tests.test_config_wsgi import MCP, call
 
 MODERN = "2026-07-28"
 

@@ -15,8 +15,13 @@ from django.urls import NoReverseMatch, reverse
 from django.utils.html import escape
 
 from glossary.models import Article, Category, Series, Status, Term
-
-from .factories import make_article, make_category, make_draft_term, make_future_term, make_term
+from tests.factories import (
+    make_article,
+    make_category,
+    make_draft_term,
+    make_future_term,
+    make_term,
+)
 
 pytestmark = pytest.mark.django_db
 

@@ -4,7 +4,7 @@ their results, draft invisibility and their SQL query budgets (through the HTTP 
 import pytest
 from jsonschema import Draft202012Validator
 
-from tests.test_mcp_protocol import (
+from tests.mcp.test_protocol import (
     call_tool,
     content_fixture,  # noqa: F401  (the `content` fixture)
     legacy,
