@@ -21,8 +21,8 @@ from django_eventstream.models import Event
 
 from glossary import events
 from glossary.importexport import parse_json
+from glossary.importing import import_terms
 from glossary.models import Status, Term
-from glossary.services import import_terms
 from tests.deployment import Deployment, Redis, SseReader
 from tests.factories import make_article, make_category, make_draft_term, make_term
 from tests.processes import ROOT

@@ -6,10 +6,10 @@ from io import StringIO
 import pytest
 from django.core.management import CommandError, call_command
 
-from glossary import services
+from glossary import importing
 from glossary.importexport import ImportErrors, join_list, parse_csv, parse_json, split_list
+from glossary.importing import export_terms, import_terms
 from glossary.models import Category, Status, Term
-from glossary.services import export_terms, import_terms
 from tests.factories import make_category, make_draft_term, make_term
 
 pytestmark = pytest.mark.django_db
@@ -445,8 +445,8 @@ def test_import_query_count_is_bounded(django_assert_max_num_queries):
 
 def test_parallel_derivation_matches_the_models_own(monkeypatch):
     """Large imports run refresh_derived() in worker processes; results equal save()'s."""
-    monkeypatch.setattr(services, "_PARALLEL_FROM", 1)
-    monkeypatch.setattr(services, "_PARALLEL_CHUNK", 2)
+    monkeypatch.setattr(importing, "_PARALLEL_FROM", 1)
+    monkeypatch.setattr(importing, "_PARALLEL_CHUNK", 2)
     rows = [term_row(f"rownolegle-{i}", name=f"Źródło {i}", body=f"**{i}**") for i in range(5)]
     import_terms(parse_json(json.dumps(rows)))
 

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from django.core.management import CommandError, call_command
 
+from glossary.importing import export_terms
 from glossary.models import Article, Category, Series, Status, Term
-from glossary.services import export_terms
 from tests.factories import make_term
 from tests.glossary.test_demo_content import REQUIRED_TERM_SLUGS
 

@@ -1,5 +1,6 @@
-"""`selectors._Prepared`: term_detail's SQL is compiled once and re-run with new values; it must
-behave exactly like evaluating the QuerySets each time (same rows, same visibility, same clock)."""
+"""`glossary.prepared.Prepared`: term_detail's SQL is compiled once and re-run with new
+values; it must behave exactly like evaluating the QuerySets each time (same rows, same
+visibility, same clock)."""
 
 from dataclasses import astuple
 from datetime import timedelta
@@ -76,3 +77,18 @@ def test_prepared_term_detail_runs_two_queries(django_assert_num_queries):
     selectors.term_detail(slug=term.slug)
     with django_assert_num_queries(2):
         selectors.term_detail(slug=term.slug)
+
+
+@pytest.mark.parametrize("prepared", ["_TERM_BY_SLUG", "_TERM_LINKS"])
+def test_this_django_is_really_compiled_ahead(prepared):
+    """The compiled path is the one taken, not the silent fallback: if a Django upgrade moves
+    the compiler internals glossary/prepared.py reads (or turns a placeholder into something
+    it cannot find), this fails instead of get_term quietly getting slower."""
+    from django.db import DEFAULT_DB_ALIAS, connections
+
+    make_term("Serwer")
+    assert selectors.term_detail(slug="serwer") is not None
+    compiled = getattr(selectors, prepared).compiled_for(connections[DEFAULT_DB_ALIAS])
+    assert compiled is not None, f"selectors.{prepared} fell back to evaluating its QuerySet"
+    _sql, roles, _convert = compiled
+    assert "now" in {role for role, _value in roles}

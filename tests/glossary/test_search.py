@@ -8,8 +8,8 @@ from django.urls import reverse
 
 from glossary import search
 from glossary.importexport import SourceRow
+from glossary.importing import import_terms
 from glossary.models import Term
-from glossary.services import import_terms
 from glossary.stemming import deletion_keys, document_stems, query_stems
 from tests.factories import make_article, make_draft_term, make_future_term, make_term
 

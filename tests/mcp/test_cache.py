@@ -11,9 +11,9 @@ from django.utils import timezone
 
 from glossary.cache import LRU
 from glossary.importexport import parse_json
+from glossary.importing import import_terms
 from glossary.models import Term
 from glossary.selectors import content_state
-from glossary.services import import_terms
 from tests.factories import make_term
 from tests.mcp.test_protocol import (
     call_tool,
