@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from glossary.polish import polish_slugify
+from tests.glossary.demo import REQUIRED_TERM_SLUGS
 
 DEMO_DIR = Path(__file__).resolve().parent.parent.parent / "glossary" / "demo"
 
@@ -28,34 +29,6 @@ TERM_KEYS = {
 }
 ARTICLE_KEYS = {"title", "slug", "lead", "body", "terms", "series", "series_order", "status"}
 
-# Slugs other parts of the project (search tests, MCP examples, articles) refer to by name.
-REQUIRED_TERM_SLUGS = {
-    "json-rpc",
-    "mcp",
-    "sse",
-    "streamable-http",
-    "oauth-dla-agentow",
-    "agent-readiness",
-    "context-engineering",
-    "a2a",
-    "lsp",
-    "dap",
-    "rest",
-    "websocket",
-    "stdio",
-    "capability-negotiation",
-    "serwer-mcp",
-    "klient-mcp",
-    "agent",
-    "powiadomienie",
-    "narzedzie",
-    "zasob",
-    "prompt",
-    "sesja",
-    "transport",
-    "okno-kontekstowe",
-    "slownik",
-}
 
 SLUG_RE = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 FENCED_CODE_RE = re.compile(r"^(```|~~~).*?^\1[ \t]*$", re.MULTILINE | re.DOTALL)

@@ -11,7 +11,7 @@ from django.core.management import CommandError, call_command
 from glossary.importing import export_terms
 from glossary.models import Article, Category, Series, Status, Term
 from tests.factories import make_term
-from tests.glossary.test_demo_content import REQUIRED_TERM_SLUGS
+from tests.glossary.demo import REQUIRED_TERM_SLUGS
 
 pytestmark = pytest.mark.django_db
 

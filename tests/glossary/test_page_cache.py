@@ -10,7 +10,6 @@ from django.test import Client
 from django.utils import timezone
 
 from tests.factories import make_draft_term, make_future_term, make_term
-from tests.glossary.test_pages import staff_client  # noqa: F401  (the `staff_client` fixture)
 
 
 @pytest.fixture
@@ -57,7 +56,7 @@ def test_a_scheduled_publication_changes_the_page(client, term, monkeypatch):
     assert "Stos" in client.get(term.get_absolute_url()).content.decode()
 
 
-def test_staff_views_are_never_cached(staff_client, db):  # noqa: F811
+def test_staff_views_are_never_cached(staff_client, db):
     """A draft a staff member previewed is not served to readers from the cache."""
     draft = make_draft_term("Szkic", short_definition="Jeszcze nie.")
     assert staff_client.get(draft.get_absolute_url()).status_code == 200

@@ -62,13 +62,6 @@ def world():
     }
 
 
-@pytest.fixture
-def staff_client(client, django_user_model):
-    user = django_user_model.objects.create_user("redaktor", password="x-secret-1", is_staff=True)
-    client.force_login(user)
-    return client
-
-
 def html(response) -> str:
     return response.content.decode()
 
