@@ -65,6 +65,11 @@ MCP_PATH = "/wp-json/webflux/v1/mcp"
 PAGE_SIZE = 5
 STARTUP_TIMEOUT = 60.0
 STOP_TIMEOUT = 10.0
+# The settings of a server process that serves the test suite's conformance server (the
+# glossary plus the suite's fixtures, tests/mcp/conformance_server.py) instead of the
+# product's. Pages large enough to hold every tool in one `tools/list` page: some scenarios
+# (json-schema-2020-12) read only the first page.
+CONFORMANCE_SERVER = {"MCP_SERVER": "tests.mcp.conformance_server.server", "MCP_PAGE_SIZE": "100"}
 
 
 def free_port() -> int:

@@ -2,44 +2,12 @@
 MCP middleware list, everything else to the site's; both keep Host validation and the
 security headers."""
 
-import io
 import json
-import sys
 
 import pytest
 
 from config import wsgi
-
-MCP = "/wp-json/webflux/v1/mcp"
-PING = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "ping"}).encode()
-
-
-def call(path, *, method="GET", body=b"", host="127.0.0.1", **headers):
-    environ = {
-        "REQUEST_METHOD": method,
-        "PATH_INFO": path,
-        "SERVER_NAME": "127.0.0.1",
-        "SERVER_PORT": "80",
-        "HTTP_HOST": host,
-        "wsgi.url_scheme": "http",
-        "wsgi.input": io.BytesIO(body),
-        "wsgi.errors": sys.stderr,
-        "CONTENT_LENGTH": str(len(body)),
-        "CONTENT_TYPE": "application/json",
-        **{"HTTP_" + k.upper(): v for k, v in headers.items()},
-    }
-    started = {}
-
-    def start_response(status, response_headers, exc_info=None):
-        started["status"] = int(status.split()[0])
-        started["headers"] = {k.lower(): v for k, v in response_headers}
-
-    result = wsgi.application(environ, start_response)
-    try:
-        content = b"".join(result)
-    finally:
-        getattr(result, "close", lambda: None)()
-    return started["status"], started["headers"], content
+from tests.wsgi_client import MCP, PING, call
 
 
 @pytest.fixture

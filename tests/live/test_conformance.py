@@ -3,9 +3,9 @@
 `scripts/conformance` runs @modelcontextprotocol/conformance 0.1.16 (`--suite all`: the active
 and the pending scenarios of the 2025-11-25 handshake era, json-schema-2020-12 and
 server-sse-polling included) and 0.2.0-alpha.12 (`--requirements 2026-07-28`: the stateless
-era) against a sibling of the live server with the suite's fixtures switched on
-(`MCP_CONFORMANCE_FIXTURES=1`: the tools, resources and prompts the scenarios call by name,
-test_simple_text, test://static-text, test_simple_prompt, test_reconnection, ...). There is no
+era) against a sibling of the live server that serves the test suite's conformance server
+(`MCP_SERVER=tests.mcp.conformance_server.server`: the glossary plus the tools, resources and
+prompts the scenarios call by name; the product contains none of them). There is no
 expected-failures file: a run fails on any failed check, and the test also fails on any
 WARNING (the SSE polling checks only warn when the server does not prime, retry or resume).
 
@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 from django.db import connection
 
-from tests.processes import ROOT
+from tests.processes import CONFORMANCE_SERVER, ROOT
 
 only_in_postgres_pass = pytest.mark.skipif(
     connection.vendor != "postgresql",
@@ -85,10 +85,9 @@ def report(result: subprocess.CompletedProcess, output_dir: Path) -> str:
 
 @pytest.fixture(scope="module")
 def fixtures_server(live_site):
-    """A sibling of the live server on the same database with the suite's fixtures switched on
-    (MCP_CONFORMANCE_FIXTURES=1). Its pages are large enough to hold every tool in one
-    `tools/list` page: some scenarios (json-schema-2020-12) read only the first page."""
-    return live_site.spawn("fixtures", MCP_CONFORMANCE_FIXTURES="1", MCP_PAGE_SIZE="100")
+    """A sibling of the live server on the same database serving the conformance server
+    (tests/processes.py CONFORMANCE_SERVER)."""
+    return live_site.spawn("fixtures", **CONFORMANCE_SERVER)
 
 
 @pytest.mark.live

@@ -12,9 +12,11 @@ from urllib.parse import urlsplit
 
 import pytest
 
+from tests.processes import CONFORMANCE_SERVER
+
 pytestmark = pytest.mark.live
 
-FIXTURES = {"MCP_CONFORMANCE_FIXTURES": "1", "MCP_PAGE_SIZE": "100"}
+FIXTURES = CONFORMANCE_SERVER
 HEADERS = {
     "Content-Type": "application/json",
     "Accept": "application/json, text/event-stream",

@@ -5,8 +5,9 @@ Legacy (2025-11-25): the server sends `sampling/createMessage` / `elicitation/cr
 call's own stream (the SSE response of the POST, or the stdio pipe) and the SDK's callback
 answers it (over HTTP as a separate POST routed back to the waiting call). Modern (2026-07-28):
 the server answers `input_required` (MRTR) and the SDK calls the same callbacks, then retries
-with `inputResponses` and the signed `requestState`. The server runs with the conformance
-fixtures on (MCP_CONFORMANCE_FIXTURES=1), whose tools ask exactly these questions.
+with `inputResponses` and the signed `requestState`. The server process serves the test
+suite's conformance server (tests/mcp/conformance_server.py), whose tools ask exactly these
+questions.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from mcp import Client, StdioServerParameters
 from mcp.client.stdio import stdio_client
 from mcp_types import CreateMessageResult, ElicitResult, ListRootsResult, Root, TextContent
 
-from tests.processes import ROOT
+from tests.processes import CONFORMANCE_SERVER, ROOT
 
 pytestmark = pytest.mark.live
 
@@ -31,7 +32,7 @@ PEERS = {
     "stdio-2026-07-28": ("stdio", "2026-07-28"),
 }
 TIMEOUT = 90
-FIXTURES = {"MCP_CONFORMANCE_FIXTURES": "1", "MCP_PAGE_SIZE": "100"}
+FIXTURES = CONFORMANCE_SERVER
 
 
 class Peer:

@@ -14,7 +14,7 @@ import json
 import pytest
 
 from tests.deployment import Deployment, Redis, SseReader
-from tests.processes import HOST, MCP_PATH
+from tests.processes import CONFORMANCE_SERVER, HOST, MCP_PATH
 
 pytestmark = pytest.mark.live
 
@@ -37,7 +37,7 @@ def site():
             processes=2,
             redis_url=redis.url,
             name="mcppolling",
-            settings={"MCP_CONFORMANCE_FIXTURES": "1", "MCP_SSE_KEEPALIVE_SECONDS": "1"},
+            settings={**CONFORMANCE_SERVER, "MCP_SSE_KEEPALIVE_SECONDS": "1"},
         )
         deployment.start()
         yield deployment

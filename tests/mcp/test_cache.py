@@ -15,12 +15,7 @@ from glossary.importing import import_terms
 from glossary.models import Term
 from glossary.selectors import content_state
 from tests.factories import make_term
-from tests.mcp.test_protocol import (
-    call_tool,
-    content_fixture,  # noqa: F401  (the `content` fixture)
-    legacy,
-    result_of,
-)
+from tests.mcp.helpers import call_tool, legacy, result_of
 
 
 def _definition(client, slug="mcp", era="legacy") -> str:

@@ -1,26 +1,31 @@
-"""Asking the client for input (mcp_endpoint/client_requests.py) and the conformance fixtures'
-switch.
+"""Asking the client for input (mcp_endpoint/core/client_requests.py), and which server
+carries the conformance suite's fixtures.
 
 Modern era: multi round-trip requests (2026-07-28 basic/utilities/mrtr, SEP-2322): an
 `input_required` result with `inputRequests` and a signed `requestState`, the retry with
 `inputResponses`, and -32021 for a capability the client did not declare (2026-07-28
-basic/index §Client Capabilities). The handlers here are registered for one test at a time
-with `monkeypatch`, so the production tables stay untouched. The fixtures module must be loaded
-only with `MCP_CONFORMANCE_FIXTURES=1`.
+basic/index §Client Capabilities). The tools here belong to a small server built for these
+tests, so the product's server stays untouched. The fixtures belong to the test suite's second
+server (tests/mcp/conformance_server.py); the product package contains none of them.
 """
 
 from __future__ import annotations
 
-import subprocess
-import sys
+import os
+import re
+from pathlib import Path
 
 import orjson
 import pytest
 
-from mcp_endpoint import client_requests, registry
-from mcp_endpoint.client_requests import ask, elicitation, list_roots, sampling
-from mcp_endpoint.context import RequestContext
-from mcp_endpoint.dispatcher import handle_payload
+from mcp_endpoint.core import client_requests
+from mcp_endpoint.core.client_requests import ask, elicitation, list_roots, sampling
+from mcp_endpoint.core.context import RequestContext
+from mcp_endpoint.core.dispatcher import Dispatcher
+from mcp_endpoint.core.errors import InvalidRequest
+from mcp_endpoint.core.registry import ToolResult
+from mcp_endpoint.core.server import Server, get_server
+from tests.mcp import conformance_server
 from tests.processes import ROOT
 
 MODERN = "2026-07-28"
@@ -28,27 +33,29 @@ ALL_CAPS = {"elicitation": {}, "sampling": {}, "roots": {}}
 NAME_SCHEMA = {"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]}
 ACCEPT_ALICE = {"action": "accept", "content": {"name": "Alice"}}
 
+asking = Server(name="asking")
+SCHEMA = {"type": "object", "properties": {"n": {"type": "integer"}}}
 
+
+@asking.tool(name="two_rounds", title="two_rounds", description="test", input_schema=SCHEMA,
+             output_schema=None)  # fmt: skip
 def two_rounds(arguments, ctx):
     first = ask(ctx, {"step1": elicitation("Name?", NAME_SCHEMA)})["step1"]
     second = ask(ctx, {"step2": sampling("Greet", 20)})["step2"]
-    return registry.ToolResult(f"{first['content']['name']}: {second['content']['text']}")
+    return ToolResult(f"{first['content']['name']}: {second['content']['text']}")
 
 
+@asking.tool(name="roots_tool", title="roots_tool", description="test", input_schema=SCHEMA,
+             output_schema=None)  # fmt: skip
 def roots_tool(arguments, ctx):
     roots = ask(ctx, {"roots": list_roots()})["roots"]["roots"]
-    return registry.ToolResult(",".join(r["uri"] for r in roots))
+    return ToolResult(",".join(r["uri"] for r in roots))
 
 
 @pytest.fixture
-def tools(monkeypatch):
-    """Two test tools in the tool table for one test."""
-    schema = {"type": "object", "properties": {"n": {"type": "integer"}}}
-    for name, handler in (("two_rounds", two_rounds), ("roots_tool", roots_tool)):
-        declared = registry.Tool(
-            name, name, "test", schema, None, handler, {}, registry.compile_schema(schema)
-        )
-        monkeypatch.setitem(registry.TOOLS, name, declared)
+def tools():
+    """The small server's two tools (kept as a fixture name for the tests below)."""
+    return asking
 
 
 def call(name, arguments=None, caps=ALL_CAPS, **extra):
@@ -62,7 +69,7 @@ def call(name, arguments=None, caps=ALL_CAPS, **extra):
         **extra,
     }
     message = {"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": params}
-    reply = handle_payload(orjson.dumps(message), RequestContext(transport="stdio"))
+    reply = Dispatcher(asking).handle_payload(orjson.dumps(message), RequestContext("stdio"))
     return reply.status, reply.body
 
 
@@ -166,7 +173,7 @@ def test_legacy_request_without_stream_cannot_ask():
     """In the legacy era a transport without a channel to the client refuses the request
     instead of waiting for an answer that can never come."""
     ctx = RequestContext(transport="http", era="legacy")
-    with pytest.raises(client_requests.InvalidRequest):
+    with pytest.raises(InvalidRequest):
         ask(ctx, {"roots": list_roots()})
 
 
@@ -183,71 +190,80 @@ def test_legacy_ask_goes_through_the_transport():
     assert sent == ["roots/list"]
 
 
-# --- the fixtures switch ----------------------------------------------------------------------
-def names(method: str, key: str, field: str) -> set[str]:
+# --- which server carries the fixtures ---------------------------------------------------------
+def names(server, method: str, key: str, field: str) -> set[str]:
     message = {"jsonrpc": "2.0", "id": 1, "method": method, "params": {}}
-    ctx = RequestContext(transport="stdio")
-    return {item[field] for item in handle_payload(orjson.dumps(message), ctx).body["result"][key]}
+    reply = Dispatcher(server).handle_payload(orjson.dumps(message), RequestContext("stdio"))
+    return {item[field] for item in reply.body["result"][key]}
 
 
-def test_without_the_setting_only_glossary_features_are_listed():
-    """Production (no MCP_CONFORMANCE_FIXTURES) lists only the glossary's tools, prompts and
-    templates; the fixtures module is never imported."""
-    assert "mcp_endpoint.conformance_fixtures" not in sys.modules
-    assert names("tools/list", "tools", "name") == {
-        "search_term",
-        "get_term",
-        "list_terms",
-        "search_articles",
-        "get_article",
-    }
-    assert names("prompts/list", "prompts", "name") == {
-        "explain_term",
-        "compare_terms",
-        "summarize_article",
-    }
-    assert names("resources/templates/list", "resourceTemplates", "uriTemplate") == {
-        "glossary://terms/{slug}",
-        "glossary://articles/{slug}",
-    }
-    assert not registry.RESOURCES
+GLOSSARY_TOOLS = {"search_term", "get_term", "list_terms", "search_articles", "get_article"}
+GLOSSARY_PROMPTS = {"explain_term", "compare_terms", "summarize_article"}
+GLOSSARY_TEMPLATES = {"glossary://terms/{slug}", "glossary://articles/{slug}"}
 
 
-def test_with_the_setting_the_fixtures_are_listed_too():
-    """MCP_CONFORMANCE_FIXTURES=1 adds the suite's fixtures beside the glossary features."""
-    lines = [
-        {
-            "jsonrpc": "2.0",
-            "id": i,
-            "method": method,
-            "params": {
-                "_meta": {
-                    "io.modelcontextprotocol/protocolVersion": MODERN,
-                    "io.modelcontextprotocol/clientCapabilities": {},
-                }
-            },
-        }
-        for i, method in enumerate(("tools/list", "prompts/list", "resources/templates/list"))
-    ]
-    env = {"MCP_CONFORMANCE_FIXTURES": "1", "MCP_PAGE_SIZE": "100", "PATH": "/usr/bin:/bin"}
-    result = subprocess.run(
-        [sys.executable, "manage.py", "mcp_stdio"],
-        input=b"".join(orjson.dumps(line) + b"\n" for line in lines),
-        capture_output=True,
-        cwd=ROOT,
-        env=env,
-        timeout=60,
-        check=True,
+def test_the_product_server_lists_only_glossary_features(settings):
+    """The server the product serves (settings.MCP_SERVER) lists only the glossary's tools,
+    prompts and templates, and no fixed resources."""
+    settings.MCP_PAGE_SIZE = 100
+    server = get_server()
+    assert names(server, "tools/list", "tools", "name") == GLOSSARY_TOOLS
+    assert names(server, "prompts/list", "prompts", "name") == GLOSSARY_PROMPTS
+    templates = names(server, "resources/templates/list", "resourceTemplates", "uriTemplate")
+    assert templates == GLOSSARY_TEMPLATES
+    assert not server.resources
+
+
+def test_the_conformance_server_adds_the_fixtures_beside_the_glossary(settings):
+    """The test suite's second server lists the suite's fixtures beside the glossary features
+    (what the live conformance runs serve with MCP_SERVER=tests.mcp.conformance_server.server)."""
+    settings.MCP_PAGE_SIZE = 100
+    server = conformance_server.server
+    assert server is not get_server()
+    tool_names = names(server, "tools/list", "tools", "name")
+    assert GLOSSARY_TOOLS | {"test_simple_text", "test_sampling", "json_schema_2020_12_tool"} <= (
+        tool_names
     )
-    tools, prompts, templates = (orjson.loads(out)["result"] for out in result.stdout.splitlines())
-    tool_names = {t["name"] for t in tools["tools"]}
-    assert {
-        "search_term",
-        "test_simple_text",
-        "test_sampling",
-        "json_schema_2020_12_tool",
-    } <= tool_names
-    assert {"explain_term", "test_simple_prompt", "test_input_required_result_prompt"} <= {
-        p["name"] for p in prompts["prompts"]
+    prompts = names(server, "prompts/list", "prompts", "name")
+    assert GLOSSARY_PROMPTS | {"test_simple_prompt", "test_input_required_result_prompt"} <= (
+        prompts
+    )
+    templates = names(server, "resources/templates/list", "resourceTemplates", "uriTemplate")
+    assert "test://template/{id}/data" in templates
+    assert not any(tool.cacheable for tool in conformance_server.fixtures.tools.values())
+
+
+# Every name the suite's scenarios call, as declared on the conformance server.
+FIXTURE_NAMES = sorted(
+    {
+        *conformance_server.fixtures.tools,
+        *conformance_server.fixtures.prompts,
+        *conformance_server.fixtures.resources,
+        *conformance_server.fixtures.templates,
     }
-    assert "test://template/{id}/data" in {t["uriTemplate"] for t in templates["resourceTemplates"]}
+)
+# Everything outside tests/ that belongs to the checkout (not installed or generated files).
+SKIPPED = {"tests", ".git", ".venv", ".cache", "staticfiles", "node_modules", ".ruff_cache",
+           ".pytest_cache", "__pycache__", "screenshots"}  # fmt: skip
+TEXT = {".py", ".html", ".js", ".css", ".md", ".json", ".txt", ".toml", ".yml", ".lua", ""}
+
+
+def product_files():
+    for directory, subdirectories, files in os.walk(ROOT):
+        subdirectories[:] = [d for d in subdirectories if d not in SKIPPED]
+        for name in files:
+            path = Path(directory, name)
+            if path.suffix in TEXT:
+                yield path
+
+
+def test_no_fixture_name_appears_in_the_product():
+    """The product contains no conformance fixture: none of their names occurs in any file
+    outside tests/ (the fixtures are a second server under tests/, chosen by a setting)."""
+    pattern = re.compile("|".join(re.escape(name) for name in FIXTURE_NAMES))
+    found = []
+    for path in product_files():
+        text = path.read_text(encoding="utf-8", errors="replace")
+        found += [f"{path.relative_to(ROOT)}: {m[0]}" for m in pattern.finditer(text)]
+    assert len(FIXTURE_NAMES) > 30
+    assert not found, found

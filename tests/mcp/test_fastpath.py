@@ -1,4 +1,4 @@
-"""The WSGI replay of cached MCP answers (mcp_endpoint/fastpath.py): a repeat is answered
+"""The WSGI replay of cached MCP answers (mcp_endpoint/transports/fastpath.py): a repeat is answered
 without Django with exactly the bytes the full path sends, costs one query (a miss costs no
 more than the full path), follows edits,
 and requests the full path must see (Origin, sessions, cache off) never take it."""
@@ -10,8 +10,8 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from config import wsgi
-from tests.config.test_wsgi import MCP, call
 from tests.factories import make_term
+from tests.wsgi_client import MCP, call
 
 MODERN = "2026-07-28"
 

@@ -4,12 +4,7 @@ their results, draft invisibility and their SQL query budgets (through the HTTP 
 import pytest
 from jsonschema import Draft202012Validator
 
-from tests.mcp.test_protocol import (
-    call_tool,
-    content_fixture,  # noqa: F401  (the `content` fixture)
-    legacy,
-    result_of,
-)
+from tests.mcp.helpers import call_tool, legacy, result_of
 
 TOOL_NAMES = ["search_term", "get_term", "list_terms", "search_articles", "get_article"]
 

@@ -4,7 +4,7 @@ body limits, statuses, and the WordPress-style REST index under /wp-json/."""
 import orjson
 import pytest
 
-from tests.mcp.test_protocol import LEGACY, MCP_URL, post
+from tests.mcp.helpers import LEGACY, MCP_URL, post
 
 PING = {"jsonrpc": "2.0", "id": 1, "method": "ping"}
 CLIENT = {"name": "t", "version": "1"}
@@ -218,7 +218,7 @@ def test_unexpected_exception_in_view_is_json_500(client, db, monkeypatch, caplo
     def boom(*args, **kwargs):
         raise RuntimeError("secret internals")
 
-    monkeypatch.setattr("mcp_endpoint.views.handle_decoded", boom)
+    monkeypatch.setattr("mcp_endpoint.transports.views.Dispatcher.prepare", boom)
     response = post(client, PING)
     assert response.status_code == 500
     assert _error(response) == {"code": -32603, "message": "Internal error"}

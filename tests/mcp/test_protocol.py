@@ -3,109 +3,17 @@
 Each row names the revision and section it comes from ("2025-11-25 basic/index §Requests"
 means docs/specification/2025-11-25/basic/index.mdx, section Requests). Requests go through
 Django's test client to the real view, so each row checks the HTTP status and the JSON-RPC
-error code together. The helpers here are shared by the other tests/mcp/ modules.
+error code together.
 """
 
 import base64
 
-import orjson
 import pytest
 from django.core.exceptions import ImproperlyConfigured
 
-from glossary.models import Series, Status
-from mcp_endpoint import protocol as p
-from mcp_endpoint.registry import method
-from tests.factories import (
-    make_article,
-    make_category,
-    make_draft_term,
-    make_future_term,
-    make_term,
-)
-
-MCP_URL = "/wp-json/webflux/v1/mcp"
-MODERN = "2026-07-28"
-LEGACY = "2025-11-25"
-
-
-def meta(version=MODERN, **extra) -> dict:
-    return {p.META_PROTOCOL_VERSION: version, p.META_CLIENT_CAPABILITIES: {}, **extra}
-
-
-def post(client, body, *, headers=None, content_type="application/json"):
-    data = body if isinstance(body, (bytes, str)) else orjson.dumps(body)
-    return client.post(MCP_URL, data=data, content_type=content_type, headers=headers or {})
-
-
-def modern_headers(method_name, name=None, version=MODERN) -> dict:
-    headers = {"MCP-Protocol-Version": version, "Mcp-Method": method_name}
-    if name is not None:
-        headers["Mcp-Name"] = name
-    return headers
-
-
-def modern(client, method_name, params=None, *, request_id=1, headers=None, version=MODERN):
-    """A well-formed 2026-07-28 request: `_meta` fields and mirrored headers."""
-    params = {**(params or {}), "_meta": meta(version)}
-    name = params.get("name", params.get("uri"))
-    body = {"jsonrpc": "2.0", "id": request_id, "method": method_name, "params": params}
-    return post(
-        client, body, headers={**modern_headers(method_name, name, version), **(headers or {})}
-    )
-
-
-def legacy(client, method_name, params=None, *, request_id=1, version=LEGACY):
-    """A legacy request after initialize: the negotiated version in MCP-Protocol-Version."""
-    body = {"jsonrpc": "2.0", "id": request_id, "method": method_name}
-    if params is not None:
-        body["params"] = params
-    headers = {"MCP-Protocol-Version": version} if version else {}
-    return post(client, body, headers=headers)
-
-
-def result_of(response) -> dict:
-    data = response.json()
-    assert "error" not in data, data
-    return data["result"]
-
-
-def call_tool(client, name, arguments=None, *, era="legacy"):
-    params = {"name": name, "arguments": arguments or {}}
-    response = (modern if era == "modern" else legacy)(client, "tools/call", params)
-    assert response.status_code == 200, response.content
-    return result_of(response)
-
-
-@pytest.fixture(name="content")
-def content_fixture(db):
-    """A small glossary with published, draft and scheduled entries."""
-    category = make_category("Protokoły", slug="protokoly")
-    rpc = make_term("JSON-RPC", short_definition="Protokół zdalnych wywołań w JSON.")
-    mcp = make_term(
-        "MCP",
-        short_definition="Model Context Protocol: jak agenci rozmawiają z narzędziami.",
-        body="## Jak działa\n\nKlient wysyła żądania JSON-RPC do serwera.",
-        synonyms=["Model Context Protocol"],
-    )
-    mcp.categories.add(category)
-    mcp.related.add(rpc)
-    sse = make_term("SSE", short_definition="Server-Sent Events.")
-    draft = make_draft_term("Tajny szkic", short_definition="Nie do pokazania.")
-    draft.related.add(mcp)
-    future = make_future_term("Przyszłe pojęcie", short_definition="Jeszcze nie teraz.")
-    series = Series.objects.create(name="MCP od podstaw", slug="mcp-od-podstaw")
-    first = make_article(
-        "Czym jest MCP", slug="czym-jest-mcp", lead="Wprowadzenie do MCP.",
-        body="Tekst o **MCP**.", terms=[mcp, rpc], series=series, series_order=1,
-    )  # fmt: skip
-    second = make_article(
-        "MCP w bajtach", slug="mcp-w-bajtach", lead="Wiadomości JSON-RPC.",
-        terms=[mcp, draft], series=series, series_order=2,
-    )  # fmt: skip
-    draft_article = make_article(
-        "Szkic artykułu", slug="szkic-artykulu", status=Status.DRAFT, terms=[mcp]
-    )
-    return type("Content", (), locals())
+from mcp_endpoint.core import protocol as p
+from mcp_endpoint.core.server import Server
+from tests.mcp.helpers import LEGACY, MODERN, legacy, meta, modern, modern_headers, post, result_of
 
 
 def _req(method_name, params=None, request_id=1, **extra):
@@ -643,7 +551,7 @@ def test_cursor_of_another_list_is_rejected(client, content, settings):
 def test_duplicate_method_is_rejected_at_registration():
     """STYLE §7: one method table, duplicates rejected when registered."""
     with pytest.raises(ImproperlyConfigured):
-        method("tools/list")(lambda params, ctx: {})
+        Server(name="t").method("tools/list")(lambda params, ctx: {})
 
 
 def test_unexpected_exception_is_generic_internal_error(client, content, monkeypatch, caplog):

@@ -12,8 +12,8 @@ import pytest
 from django.core.management import call_command
 from django.utils import timezone
 
-from mcp_endpoint import sessions
 from mcp_endpoint.models import McpSession
+from mcp_endpoint.transports import sessions
 from tests.factories import make_term
 
 MCP_URL = "/wp-json/webflux/v1/mcp"

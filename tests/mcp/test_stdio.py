@@ -12,12 +12,12 @@ import orjson
 import pytest
 from django.core.management import call_command
 
-from mcp_endpoint import protocol as p
-from mcp_endpoint.registry import METHODS
-from mcp_endpoint.stdio import serve
-from tests.mcp.test_protocol import content_fixture, meta  # noqa: F401  (the `content` fixture)
+from mcp_endpoint.core import protocol as p
+from mcp_endpoint.core.server import get_server
+from mcp_endpoint.transports.stdio import serve
+from tests.mcp.helpers import meta
+from tests.processes import ROOT
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 INIT = {
     "jsonrpc": "2.0",
     "id": 1,
@@ -129,8 +129,9 @@ def test_management_command_keeps_stdout_for_protocol(db, monkeypatch, capsys):
     stdout = io.TextIOWrapper(stdout_bytes)
     monkeypatch.setattr(sys, "stdin", stdin)
     monkeypatch.setattr(sys, "stdout", stdout)
-    noisy = dataclasses.replace(METHODS["ping"], handler=lambda params, ctx: print("x") or {})
-    monkeypatch.setitem(METHODS, "ping", noisy)
+    methods = get_server().methods
+    noisy = dataclasses.replace(methods["ping"], handler=lambda params, ctx: print("x") or {})
+    monkeypatch.setitem(methods, "ping", noisy)
     call_command("mcp_stdio")
     stdout.flush()
     assert stdout_bytes.getvalue() == b'{"jsonrpc":"2.0","id":1,"result":{}}\n'

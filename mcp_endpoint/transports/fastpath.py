@@ -1,6 +1,7 @@
 """Replaying a cached MCP answer in the WSGI entry point, before Django builds a request.
 
-Why: on a result-cache hit (mcp_endpoint/cache.py) the answer costs one content-state query,
+Why: on a result-cache hit (the server's result cache; the glossary's is
+mcp_endpoint/features/cache.py) the answer costs one content-state query,
 yet Django's request object, URL resolution, two middlewares, the view's HTTP checks and the
 dispatcher took about as much CPU again (bench/mcp.py, docs/benchmarks.md). A replay is
 keyed by everything that could make the full path answer differently: the content state
@@ -11,7 +12,9 @@ exactly such a request with a 200 JSON response built from a cached result, and 
 the bytes it sent equal the splice, so a replay sends what Django would have sent (the same
 status, headers and body) and the request signals still open and close the connection.
 Requests with an Origin or a session header, batches, notifications and anything unusual
-always take the full path, and so does every request when the result cache is off.
+always take the full path, and so does every request when the result cache is off. The
+params are never interpreted here, only compared as bytes: an entry exists only for a request
+the full path validated and answered from its cache.
 """
 
 import io
@@ -20,16 +23,12 @@ import orjson
 from django.conf import settings
 from django.core import signals
 
-from glossary import selectors
-from glossary.cache import LRU
-
-from . import cache
+from ..core.server import get_server
 
 MESSAGE_KEYS = frozenset({"jsonrpc", "id", "method", "params"})
 # Request fields the full path may read besides the headers (HTTP_*) and the body.
 ENVIRON_KEYS = ("wsgi.url_scheme", "SERVER_NAME", "SERVER_PORT", "SCRIPT_NAME", "QUERY_STRING")
 PREFIX = b'{"jsonrpc":"2.0","id":'
-REPLIES = LRU(max(settings.MCP_RESULT_CACHE_SIZE, 1))
 
 
 class _Request:
@@ -74,8 +73,7 @@ class _Request:
 
 def _eligible(environ) -> bool:
     return (
-        settings.MCP_RESULT_CACHE_SIZE > 0
-        and environ.get("REQUEST_METHOD") == "POST"
+        environ.get("REQUEST_METHOD") == "POST"
         and "HTTP_ORIGIN" not in environ
         and "HTTP_MCP_SESSION_ID" not in environ
     )
@@ -87,28 +85,29 @@ def _body(request_id, result: bytes) -> bytes:
 
 def serve(environ, start_response, handler):
     """Answer the POST from a stored reply, or through `handler` (Django), learning from it."""
-    if not _eligible(environ):
+    cache = get_server().result_cache
+    if cache is None or not cache.enabled() or not _eligible(environ):
         return handler(environ, start_response)
     request = _Request(environ)
     if request.key is None:
         return handler(environ, start_response)
     signals.request_started.send(sender=__name__, environ=environ)
     try:
-        state = selectors.content_state()
+        state = cache.state()
     except Exception:  # the full path meets (and answers) the same failure
         state = None
     finally:
         signals.request_finished.send(sender=__name__)
-    stored = REPLIES.get((state, request.key)) if state is not None else None
+    stored = cache.replies.get((state, request.key)) if state is not None else None
     if stored is None:
-        return _learn(request, environ, start_response, handler, state)
+        return _learn(cache, request, environ, start_response, handler, state)
     status, headers, result = stored
     body = _body(request.id, result)
     start_response(status, [*headers, ("Content-Length", str(len(body)))])
     return [body]
 
 
-def _learn(request: _Request, environ, start_response, handler, state):
+def _learn(cache, request: _Request, environ, start_response, handler, state):
     cache.served.key = None
     cache.served.state = state  # the full path's cache lookup reuses it (no second read)
     try:
@@ -124,10 +123,10 @@ def _learn(request: _Request, environ, start_response, handler, state):
         or response.has_header("Mcp-Session-Id")
     ):
         return response
-    result = cache.RESULTS.get(cache_key)
+    result = cache.encoded(cache_key)
     if result is None or response.content != _body(request.id, result):
         return response
     status = f"{response.status_code} {response.reason_phrase}"
     headers = [(k, v) for k, v in response.items() if k.lower() != "content-length"]
-    REPLIES.put((cache_key[0], request.key), (status, headers, result))
+    cache.replies.put((cache_key[0], request.key), (status, headers, result))
     return response

@@ -3,7 +3,8 @@
 
 The two URI templates are declared once; `resources/templates/list`, `resources/read` and
 `completion/complete` all read the declarations. `resources/list` walks terms (Polish
-alphabetical order) and then articles (newest first) with one keyset cursor.
+alphabetical order) and then articles (newest first) with one keyset cursor (`list_entries`,
+the server's resource lister). Both depend only on the published content: `cacheable`.
 """
 
 from datetime import datetime
@@ -12,7 +13,10 @@ from django.db.models import Q
 
 from glossary import search, selectors
 
-from .documents import (
+from ..core.errors import InvalidParams
+from ..core.pagination import make_cursor, read_cursor
+from ..core.registry import Features, ResourceTemplate
+from .presenters import (
     ARTICLE_URI,
     MARKDOWN,
     TERM_URI,
@@ -21,9 +25,8 @@ from .documents import (
     term_data,
     term_markdown,
 )
-from .errors import InvalidParams
-from .pagination import make_cursor, read_cursor
-from .registry import RESOURCE_TEMPLATES, RESOURCES, ResourceTemplate, resource_template
+
+features = Features()
 
 
 def read_term(slug: str, ctx) -> dict | None:
@@ -48,7 +51,7 @@ def read_article(slug: str, ctx) -> dict | None:
     }
 
 
-TERMS = resource_template(
+TERMS = features.resource_template(
     ResourceTemplate(
         uri_template=TERM_URI + "{slug}",
         name="term",
@@ -59,9 +62,10 @@ TERMS = resource_template(
         prefix=TERM_URI,
         read=read_term,
         complete=lambda prefix: search.complete_term_slugs(prefix=prefix, limit=101),
+        cacheable=True,
     )
 )
-ARTICLES = resource_template(
+ARTICLES = features.resource_template(
     ResourceTemplate(
         uri_template=ARTICLE_URI + "{slug}",
         name="article",
@@ -71,21 +75,9 @@ ARTICLES = resource_template(
         prefix=ARTICLE_URI,
         read=read_article,
         complete=lambda prefix: search.complete_article_slugs(prefix=prefix, limit=101),
+        cacheable=True,
     )
 )
-
-
-def read_resource(uri: str, ctx) -> dict | None:
-    """The contents object for `uri`, or None when no published entry has that URI."""
-    fixed = RESOURCES.get(uri)
-    if fixed is not None:
-        return fixed.read(ctx)
-    for template in RESOURCE_TEMPLATES.values():
-        if uri.startswith(template.prefix) and uri.endswith(template.suffix):
-            slug = uri[len(template.prefix) : len(uri) - len(template.suffix)]
-            if slug and "/" not in slug:
-                return template.read(slug, ctx)
-    return None
 
 
 def _article_rows(after, limit: int) -> list[dict]:
@@ -96,14 +88,9 @@ def _article_rows(after, limit: int) -> list[dict]:
     return list(qs.values("id", "slug", "title", "lead", "published_at")[: limit + 1])
 
 
-def list_resources(cursor, page_size: int) -> tuple[list[dict], str | None]:
-    """One page of published terms, then published articles (at most 2 queries); fixed-URI
-    resources (none in production) head the first page."""
-    position = read_cursor(cursor, "resources")
-    items, next_cursor = _entry_page(position, page_size)
-    if not position:
-        items = [r.definition() for r in RESOURCES.values()] + items
-    return items, next_cursor
+def list_entries(cursor, page_size: int) -> tuple[list[dict], str | None]:
+    """One page of published terms, then published articles (at most 2 queries)."""
+    return _entry_page(read_cursor(cursor, "resources"), page_size)
 
 
 def _entry_page(position, page_size: int) -> tuple[list[dict], str | None]:

@@ -1,29 +1,30 @@
-"""The HTTP edge: Streamable HTTP at /wp-json/<namespace>/mcp, plus a WordPress-style REST
-index at /wp-json/ so clients that discover routes there find the MCP endpoint.
+"""The HTTP edge: Streamable HTTP at /wp-json/<namespace>/mcp for the server
+`settings.MCP_SERVER` names.
 
-The MCP view only adapts HTTP to the dispatcher: it checks what belongs to HTTP (Origin,
-method, Accept, Content-Type, body size), picks the protocol era from the
-`MCP-Protocol-Version` header (absent or a legacy revision → legacy, anything else → the
-modern path, which validates it), and turns the dispatcher's `Reply` into a response.
-Legacy sessions (`Mcp-Session-Id`, GET stream, DELETE) live in `sessions` and `streams`;
-requests without a session are served statelessly, and GET/DELETE without one are 405.
-Nothing in this module ever answers with HTML or exception text: every error body is a
-JSON-RPC error object.
+The view only adapts HTTP to the dispatcher: it checks what belongs to HTTP (Origin, method,
+Accept, Content-Type, body size), picks the protocol era from the `MCP-Protocol-Version`
+header (absent or a legacy revision → legacy, anything else → the modern path, which
+validates it), lets the dispatcher validate the message (`Dispatcher.prepare`), and then
+answers the validated call the way it needs: plain JSON, a live call's SSE stream (calls.py)
+or the `subscriptions/listen` stream (streams.py). Legacy sessions (`Mcp-Session-Id`, GET
+stream, DELETE) live in `sessions` and `streams`; requests without a session are served
+statelessly, and GET/DELETE without one are 405. Every error body is a JSON-RPC error object.
 """
 
 import logging
 
 import orjson
 from django.conf import settings
-from django.http import HttpResponse, JsonResponse
+from django.http import HttpResponse
 from django.views.decorators.csrf import csrf_exempt
-from django.views.decorators.http import require_safe
 
-from . import calls, sessions, streams
-from . import protocol as p
-from .context import RequestContext
-from .dispatcher import handle_decoded, handle_payload
-from .errors import InternalError, InvalidRequest, JsonRpcError
+from ..core import protocol as p
+from ..core.context import RequestContext
+from ..core.dispatcher import Call, Dispatcher, Reply
+from ..core.errors import InternalError, InvalidRequest
+from ..core.server import NO_CHANGES, get_server
+from . import answers, calls, sessions, streams
+from .responses import error_response, json_response
 
 logger = logging.getLogger("mcp_endpoint")
 
@@ -35,11 +36,6 @@ CORS_ALLOW_HEADERS = (
     "last-event-id, authorization"
 )
 CORS_EXPOSE_HEADERS = "Mcp-Session-Id, MCP-Protocol-Version"
-
-
-def error_response(error: JsonRpcError, status: int, request_id=None) -> HttpResponse:
-    body = {"jsonrpc": "2.0", "id": request_id, "error": error.as_error()}
-    return HttpResponse(orjson.dumps(body), status=status, content_type=JSON)
 
 
 def _origin_allowed(request, origin: str) -> bool:
@@ -109,7 +105,7 @@ def _serve(request):
         response["Allow"] = ALLOW
         return _cors(response, origin, preflight=True, request=request)
     if request.method in ("GET", "DELETE"):
-        response = streams.session_method(request, error_response)
+        response = streams.session_method(request, get_server().change_feed or NO_CHANGES)
         if response is not None:
             return _cors(response, origin)
     if request.method != "POST":
@@ -123,12 +119,12 @@ def _serve(request):
         )
         response["Allow"] = ALLOW
         return _cors(response, origin)
-    response = _post(request)
-    return _cors(response, origin)
+    return _cors(_post(request), origin)
 
 
 def _post(request):
-    if not _accepts_json(request.headers.get("Accept", "")):
+    accept = request.headers.get("Accept", "")
+    if not _accepts_json(accept):
         return error_response(
             InvalidRequest("Not Acceptable: the Accept header must allow application/json"), 406
         )
@@ -163,65 +159,42 @@ def _post(request):
             for name in MCP_HEADERS
             if name in request.headers
         }
-    ctx = RequestContext(transport="http", era=era, protocol_version=version, headers=headers)
+    ctx = RequestContext(
+        transport="http", era=era, protocol_version=version, headers=headers, push=True
+    )
     if era == p.LEGACY:
-        rejected = sessions.attach(request, ctx, body, error_response)
+        rejected = sessions.attach(request, ctx, body)
         if rejected is not None:
             return rejected
-    accept = request.headers.get("Accept", "")
+        ctx.deliver = answers.deliver
+    server = get_server()
+    dispatcher = Dispatcher(server)
     try:
-        message = orjson.loads(body)  # once: the live-call check and the dispatcher share it
+        message = orjson.loads(body)
     except orjson.JSONDecodeError:
-        reply = handle_payload(body, ctx)  # answers the parse error
+        return json_response(dispatcher.handle_payload(body, ctx))  # answers the parse error
+    if isinstance(message, list):
+        response = json_response(dispatcher.handle_decoded(message, ctx))
     else:
-        if calls.SSE in accept.lower() and calls.wants_live(message, ctx, accept):
-            return calls.respond(request, ctx, body)
-        reply = handle_decoded(message, ctx)
-    if reply.body is None:
-        return HttpResponse(status=202)
-    # JSON, the subscriptions/listen stream, or JSON with the session initialize minted.
-    return streams.respond(request, ctx, body, reply, error_response)
+        prepared = dispatcher.prepare(message, ctx)
+        if isinstance(prepared, Reply):
+            response = json_response(prepared)
+        elif prepared.method.stream:
+            response = _listen(request, server, prepared)
+        elif calls.wants_live(prepared, accept):
+            return calls.respond(request, prepared)
+        else:
+            response = json_response(Reply(*prepared.run()))
+    key = getattr(ctx.session, "key", None)
+    if key:  # initialize minted a session
+        response[sessions.HEADER] = key
+    return response
 
 
-def _route(namespace: str, path: str, methods: list[str]) -> dict:
-    return {
-        "namespace": namespace,
-        "methods": methods,
-        "endpoints": [{"methods": methods, "args": {}}],
-        "_links": {"self": [{"href": f"{settings.SITE_URL}/wp-json{path}"}]},
-    }
-
-
-def _routes() -> dict:
-    ns = settings.MCP_NAMESPACE
-    return {
-        f"/{ns}": _route(ns, f"/{ns}", ["GET"]),
-        # GET and DELETE serve legacy sessions (the notification stream, ending a session).
-        f"/{ns}/mcp": _route(ns, f"/{ns}/mcp", ["POST", "GET", "DELETE"]),
-    }
-
-
-@require_safe
-def rest_index(request):
-    """Like WordPress's REST index (GET /wp-json/): site name, namespaces and routes."""
-    return JsonResponse(
-        {
-            "name": settings.SITE_NAME,
-            "description": "Polski słownik pojęć technicznych z serwerem MCP dla agentów.",
-            "url": settings.SITE_URL,
-            "home": settings.SITE_URL,
-            "namespaces": [settings.MCP_NAMESPACE],
-            "authentication": [],
-            "routes": _routes(),
-        },
-        json_dumps_params={"ensure_ascii": False},
-    )
-
-
-@require_safe
-def namespace_index(request):
-    """Like WordPress's namespace index (GET /wp-json/<namespace>)."""
-    return JsonResponse(
-        {"namespace": settings.MCP_NAMESPACE, "routes": _routes()},
-        json_dumps_params={"ensure_ascii": False},
-    )
+def _listen(request, server, call: Call):
+    """subscriptions/listen: its result (the honored filter) opens the stream."""
+    body, status = call.run()
+    if "error" in body:
+        return json_response(Reply(body, status))
+    feed = server.change_feed or NO_CHANGES
+    return streams.listen_response(request, feed, call.request_id, body["result"]["notifications"])

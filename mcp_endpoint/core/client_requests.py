@@ -13,8 +13,8 @@ how the questions travel depends on the era, never on the handler:
   which is what lets a handler ask in several rounds while the server stays stateless.
 - **Legacy (2025-11-25 and earlier).** The transport sends each question as a JSON-RPC
   request (`elicitation/create`, `sampling/createMessage`, `roots/list`) on the call's own
-  stream and waits for the answer (`ctx.send_request`): the SSE response of an HTTP POST,
-  or the stdio pipe.
+  stream and waits for the answer (`ctx.send_request`): the SSE response of an HTTP POST
+  (transports/answers.py), or the stdio pipe.
 
 Either way, a question needing a capability the client did not declare is -32021
 (MissingRequiredClientCapability) with `data.requiredCapabilities`, before anything is sent.
@@ -23,21 +23,14 @@ Either way, a question needing a capability the client did not declare is -32021
 from __future__ import annotations
 
 import hashlib
-import re
-import secrets
-import threading
-import time
 
 import orjson
 from django.core import signing
-from django.db import IntegrityError, transaction
 
 from . import protocol as p
-from .errors import InvalidParams, InvalidRequest, JsonRpcError, MissingRequiredClientCapability
+from .errors import InvalidParams, InvalidRequest, MissingRequiredClientCapability
+from .protocol import ELICIT, LIST_ROOTS, SAMPLE
 
-ELICIT = "elicitation/create"
-SAMPLE = "sampling/createMessage"
-LIST_ROOTS = "roots/list"
 # The client capability each client-side method needs (2025-11-25 client/* pages).
 CAPABILITY = {ELICIT: "elicitation", SAMPLE: "sampling", LIST_ROOTS: "roots"}
 # Methods whose requests may be answered with an InputRequiredResult (SEP-2322).
@@ -200,106 +193,3 @@ def input_required_result(exc: InputRequired, method_name: str, params: dict, ct
         [_binding(method_name, params), ctx.answers or {}], salt=_SALT, compress=True
     )
     return {"resultType": "input_required", "inputRequests": exc.requests, REQUEST_STATE: state}
-
-
-class ClientError(JsonRpcError):
-    """The client answered a server-to-client request with a JSON-RPC error."""
-
-    code = -32603
-    default_message = "The client could not answer the server's request"
-
-
-# --- the legacy era's side: a request to the client on the call's stream ----------------------
-# How long a call waits for the client's answer before giving up (a person may be typing),
-# and how often it looks for an answer another process stored.
-ANSWER_TIMEOUT = 120.0
-ANSWER_POLL = 0.1
-_ISSUED = re.compile(r"srv-[A-Za-z0-9_-]{24}")
-
-
-class _Waiting:
-    def __init__(self):
-        self.done = threading.Event()
-        self.answer: dict | None = None
-
-
-_waiting: dict[str, _Waiting] = {}
-_waiting_lock = threading.Lock()
-
-
-def request_client(method: str, params: dict, emit, ctx) -> dict:
-    """Send `method` to the client through `emit` (the call's stream) and wait for its answer,
-    which arrives as a separate POST (`deliver`). Returns the result; a JSON-RPC error answer
-    or no answer in time is raised as `ClientError`."""
-    request_id = f"srv-{secrets.token_urlsafe(18)}"
-    slot = _Waiting()
-    with _waiting_lock:
-        _waiting[request_id] = slot
-    try:
-        emit({"jsonrpc": "2.0", "id": request_id, "method": method, "params": params})
-        deadline = time.monotonic() + ANSWER_TIMEOUT
-        # The answer reaches this process directly, or another process stores it.
-        while not slot.done.wait(ANSWER_POLL):
-            stored = _take_stored(request_id)
-            if stored is not None:
-                slot.answer = stored
-                break
-            if time.monotonic() > deadline:
-                raise ClientError(
-                    f"The client did not answer {method} within {ANSWER_TIMEOUT:.0f} s"
-                )
-    finally:
-        with _waiting_lock:
-            _waiting.pop(request_id, None)
-        _take_stored(request_id)  # an answer that raced the timeout is not kept
-    answer = slot.answer or {}
-    if "error" in answer:
-        error = answer["error"] if isinstance(answer["error"], dict) else {}
-        raise ClientError(f"The client refused {method}: {error.get('message', 'no reason given')}")
-    return answer.get("result")
-
-
-def deliver(message: dict) -> bool:
-    """Route a client's JSON-RPC response to the call waiting for it: directly when that call
-    runs in this process, else through the database to whichever process runs it (the answer
-    POST may reach any worker). False for an id this server never issued."""
-    request_id = message.get("id")
-    if not isinstance(request_id, str) or not _ISSUED.fullmatch(request_id):
-        return False
-    with _waiting_lock:
-        slot = _waiting.get(request_id)
-    if slot is not None:
-        slot.answer = message
-        slot.done.set()
-        return True
-    from django_eventstream.models import Event
-
-    # A fixed eid skips the library's per-channel counter: a mailbox holds one answer.
-    data = orjson.dumps(message).decode()
-    try:
-        with transaction.atomic():
-            Event(channel=_mailbox(request_id), type="answer", eid=1, data=data).save()
-    except IntegrityError:
-        pass  # a second answer to the same request: the first one counts
-    return True
-
-
-def _mailbox(request_id: str) -> str:
-    """The private channel of django-eventstream's event table that holds one answer (never
-    readable by a browser: glossary.eventstream lets streams open content channels only)."""
-    return f"mcp-answer-{request_id}"
-
-
-def _take_stored(request_id: str) -> dict | None:
-    from django_eventstream.models import Event
-
-    mailbox = Event.objects.filter(channel=_mailbox(request_id), type="answer")
-    rows = list(mailbox.values_list("id", "data")[:1])
-    if not rows:
-        return None
-    mailbox.delete()
-    try:
-        answer = orjson.loads(rows[0][1])
-    except orjson.JSONDecodeError:
-        return None
-    return answer if isinstance(answer, dict) else None

@@ -7,7 +7,7 @@ session is a 404, which tells the client to initialize again. Sessions expire af
 `MCP_SESSION_IDLE_SECONDS` without a request (an open GET stream counts as activity);
 `manage.py mcp_cleanup_sessions` deletes expired rows.
 
-`SessionState` is what the dispatcher's handlers see as `ctx.session`: `negotiated()` from
+`SessionState` is what the method handlers see as `ctx.session`: `negotiated()` from
 `initialize`, `log_level` from `logging/setLevel`, `subscribe()`/`unsubscribe()` from
 `resources/subscribe`. Changes are written at once; a subscription change is also announced
 (after commit) to the process holding the session's GET stream, wherever it runs.
@@ -26,8 +26,10 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
-from .errors import InvalidRequest
-from .models import McpSession
+from ..core.errors import InvalidRequest
+from ..models import McpSession
+from . import eventstore
+from .responses import error_response
 
 logger = logging.getLogger("mcp_endpoint")
 
@@ -95,11 +97,9 @@ def cleanup() -> int:
 
 
 def _announce(key_hash: str, data: dict) -> None:
-    from django_eventstream import send_event
-
     def send():
         try:
-            send_event(control_channel(key_hash), "session", data)
+            eventstore.send(control_channel(key_hash), "session", data)
         except Exception:  # the change is saved; a stream learns of it at its next start
             logger.exception("Could not announce a session change")
 
@@ -170,7 +170,7 @@ class SessionState:
         self.row = row
 
 
-def attach(request, ctx, body: bytes, error_response):
+def attach(request, ctx, body: bytes):
     """Give a legacy POST its `ctx.session`, or answer it now: 404 for an unknown, ended or
     expired session (the client then initializes again), 400 for a missing header when
     `MCP_REQUIRE_SESSION` is on (initialize excepted). Without the header the request is

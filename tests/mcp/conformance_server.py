@@ -1,14 +1,15 @@
-"""The official conformance suite's fixtures: tools, resources and prompts with the exact
-names and content its scenarios call (@modelcontextprotocol/conformance 0.1.16 and
-0.2.0-alpha.12, `src/scenarios/server/*.ts`; the suite's reference "everything server" has the
-same set).
+"""The conformance server: the glossary's server plus the official conformance suite's
+fixtures, tools, resources and prompts with the exact names and content its scenarios call
+(@modelcontextprotocol/conformance 0.1.16 and 0.2.0-alpha.12, `src/scenarios/server/*.ts`; the
+suite's reference "everything server" has the same set).
 
-Loaded only when `MCP_CONFORMANCE_FIXTURES=1` (settings.MCP_CONFORMANCE_FIXTURES), so the
-production glossary never lists them. They are declared through the same registry as the
-glossary's own features and exercise what the engine really does: every content type, binary
-resources, URI templates, logging and progress notifications on a call's stream, and asking
-the client for input (elicitation, sampling, roots) in both eras through
-`client_requests.ask`: server-to-client requests in the legacy era, MRTR in the modern one.
+A second `Server` that lives in the test suite, never in the product: the live conformance
+runs start a server process with `MCP_SERVER=tests.mcp.conformance_server.server`, and
+in-process tests use `server` directly. The fixtures are declared the way the glossary's own
+features are and exercise what the engine really does: every content type, binary resources,
+URI templates, logging and progress notifications on a call's stream, and asking the client
+for input (elicitation, sampling, roots) in both eras through `client_requests.ask`:
+server-to-client requests in the legacy era, MRTR in the modern one. None is `cacheable`.
 """
 
 import base64
@@ -20,20 +21,20 @@ import zlib
 
 import orjson
 
-from . import notifications
-from . import protocol as p
-from .client_requests import ask, declares, elicitation, list_roots, sampling
-from .notifications import progress
-from .registry import (
+from mcp_endpoint.core import notifications
+from mcp_endpoint.core import protocol as p
+from mcp_endpoint.core.client_requests import ask, declares, elicitation, list_roots, sampling
+from mcp_endpoint.core.notifications import progress
+from mcp_endpoint.core.registry import (
+    Features,
     PromptArgument,
     Resource,
     ResourceTemplate,
     ToolResult,
-    prompt,
-    resource,
-    resource_template,
-    tool,
 )
+from mcp_endpoint.features.server import build_server
+
+fixtures = Features()
 
 NO_ARGUMENTS = {"type": "object", "properties": {}, "additionalProperties": False}
 FIXTURE = {"readOnlyHint": True, "openWorldHint": False}
@@ -77,7 +78,7 @@ def _text(text: str) -> dict:
 def _fixture_tool(name: str, description: str, input_schema: dict = NO_ARGUMENTS):
     # Every fixture whose name says it streams, logs or asks talks to the client while it runs.
     interactive = not name.endswith(("_text", "_content", "_resource", "_types", "_handling"))
-    return tool(
+    return fixtures.tool(
         name=name,
         title=name,
         description=description,
@@ -487,7 +488,7 @@ def irr_capabilities(arguments: dict, ctx) -> ToolResult:
 # --- resources ----------------------------------------------------------------------------------
 STATIC_TEXT = "This is the content of the static text resource."
 
-resource(
+fixtures.resource(
     Resource(
         uri="test://static-text",
         name="static-text",
@@ -501,7 +502,7 @@ resource(
         },
     )
 )
-resource(
+fixtures.resource(
     Resource(
         uri="test://static-binary",
         name="static-binary",
@@ -515,7 +516,7 @@ resource(
         },
     )
 )
-resource(
+fixtures.resource(
     Resource(
         uri="test://watched-resource",
         name="watched-resource",
@@ -540,7 +541,7 @@ def _read_template(identifier: str, ctx) -> dict:
     }
 
 
-resource_template(
+fixtures.resource_template(
     ResourceTemplate(
         uri_template="test://template/{id}/data",
         name="template",
@@ -560,7 +561,7 @@ def _user(content: dict) -> dict:
     return {"role": "user", "content": content}
 
 
-@prompt(
+@fixtures.prompt(
     name="test_simple_prompt",
     title="Simple prompt",
     description="A simple prompt without arguments",
@@ -570,7 +571,7 @@ def simple_prompt(arguments: dict, ctx) -> dict:
     return {"messages": [_user(_text("This is a simple prompt for testing."))]}
 
 
-@prompt(
+@fixtures.prompt(
     name="test_prompt_with_arguments",
     title="Prompt with arguments",
     description="A prompt with required arguments",
@@ -584,7 +585,7 @@ def prompt_with_arguments(arguments: dict, ctx) -> dict:
     return {"messages": [_user(_text(text))]}
 
 
-@prompt(
+@fixtures.prompt(
     name="test_prompt_with_embedded_resource",
     title="Prompt with embedded resource",
     description="A prompt that includes an embedded resource",
@@ -604,7 +605,7 @@ def prompt_with_embedded_resource(arguments: dict, ctx) -> dict:
     }
 
 
-@prompt(
+@fixtures.prompt(
     name="test_prompt_with_image",
     title="Prompt with image",
     description="A prompt that includes image content",
@@ -614,7 +615,7 @@ def prompt_with_image(arguments: dict, ctx) -> dict:
     return {"messages": [_user(IMAGE), _user(_text("Please analyze the image above."))]}
 
 
-@prompt(
+@fixtures.prompt(
     name="test_input_required_result_prompt",
     title="Prompt needing input",
     description="A prompt that first asks the user which context to use (MRTR on prompts/get)",
@@ -629,3 +630,7 @@ def input_required_prompt(arguments: dict, ctx) -> dict:
     answer = ask(ctx, {"user_context": elicitation("What context should the prompt use?", schema)})
     context = _accepted(answer["user_context"], "context", "general")
     return {"messages": [_user(_text(f"Answer using this context: {context}"))]}
+
+
+server = build_server()
+server.include(fixtures)

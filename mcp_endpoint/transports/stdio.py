@@ -1,9 +1,11 @@
 """The stdio transport: one JSON-RPC message per line in, one per line out, through the same
 dispatcher as HTTP (every revision's basic/transports §stdio).
 
-`serve()` takes the two byte streams, so tests inject them and the management command hands
-it the process's real stdin/stdout. Only protocol messages are written to the output stream;
-a line that is not JSON gets a -32700 answer and the loop carries on; end of input ends it.
+`serve()` takes the two byte streams (and optionally the server; by default the one
+`settings.MCP_SERVER` names), so tests inject them and the management command hands it the
+process's real stdin/stdout. It imports the protocol core only, none of the HTTP machinery.
+Only protocol messages are written to the output stream; a line that is not JSON gets a -32700
+answer and the loop carries on; end of input ends it.
 Legacy state (the version negotiated by `initialize`, the log level) lives in a
 `StdioSession` for the life of the process; modern requests carry theirs in `_meta`.
 """
@@ -16,10 +18,10 @@ from typing import BinaryIO
 import orjson
 from django.db import connections
 
-from .client_requests import ClientError
-from .context import RequestContext
-from .dispatcher import handle_payload
-from .errors import wire_error
+from ..core.context import RequestContext
+from ..core.dispatcher import Dispatcher
+from ..core.errors import ClientError, wire_error
+from ..core.server import Server, get_server
 
 logger = logging.getLogger("mcp_endpoint")
 
@@ -43,8 +45,15 @@ class Channel:
     roots) is written and answered from the next input lines; anything else the client sends
     meanwhile is handled in turn (2025-11-25 basic/transports §stdio: messages flow both ways)."""
 
-    def __init__(self, lines: Iterator[bytes], outstream: BinaryIO, session: StdioSession):
+    def __init__(
+        self,
+        lines: Iterator[bytes],
+        outstream: BinaryIO,
+        session: StdioSession,
+        dispatcher: Dispatcher,
+    ):
         self.lines, self.outstream, self.session = lines, outstream, session
+        self.dispatcher = dispatcher
         self.sent = 0
 
     def write(self, message) -> None:
@@ -73,14 +82,16 @@ class Channel:
                     reason = error.get("message", "no reason given")
                     raise ClientError(f"The client refused {method}: {reason}")
                 return message.get("result")
-            out = handle_line(line, self.session, self)
+            out = handle_line(self.dispatcher, line, self.session, self)
             if out is not None:
                 self.outstream.write(out + b"\n")
                 self.outstream.flush()
         raise ClientError(f"The input ended before the client answered {method}")
 
 
-def handle_line(line: bytes, session: StdioSession, channel: Channel | None = None) -> bytes | None:
+def handle_line(
+    dispatcher: Dispatcher, line: bytes, session: StdioSession, channel: Channel | None = None
+) -> bytes | None:
     """The output line (without newline) for one input line, or None if nothing is owed."""
     ctx = RequestContext(
         transport="stdio",
@@ -94,23 +105,24 @@ def handle_line(line: bytes, session: StdioSession, channel: Channel | None = No
         send_request=channel.send_request if channel else None,
     )
     try:
-        reply = handle_payload(line, ctx)
+        reply = dispatcher.handle_payload(line, ctx)
         return None if reply.body is None else reply.encode()
     except Exception as exc:
         return orjson.dumps(wire_error(exc)[0])
 
 
-def serve(instream: BinaryIO, outstream: BinaryIO) -> None:
+def serve(instream: BinaryIO, outstream: BinaryIO, server: Server | None = None) -> None:
     """Answer messages from `instream` on `outstream` until end of input."""
+    dispatcher = Dispatcher(server or get_server())
     session = StdioSession()
     lines = iter(instream)
-    channel = Channel(lines, outstream, session)
+    channel = Channel(lines, outstream, session, dispatcher)
     for raw in lines:
         line = raw.strip()
         if not line:
             continue
         _recycle_connections()
-        out = handle_line(line, session, channel)
+        out = handle_line(dispatcher, line, session, channel)
         if out is not None:
             outstream.write(out + b"\n")
             outstream.flush()

@@ -3,8 +3,9 @@
 Every tool is a thin mapping onto a selector or the search engine that the reader pages use,
 so an agent sees exactly what a reader sees (published entries only). Failures a model can
 fix itself (an unknown slug, a bad argument) are `isError` results that say what to do next
-(2025-11-25 server/tools §Error Handling, SEP-1303); the dispatcher validates arguments
-against `input_schema` before a handler runs.
+(2025-11-25 server/tools §Error Handling, SEP-1303); `tools/call` validates arguments
+against `input_schema` before a handler runs. Every tool is read-only and its result depends
+only on its arguments and the published content, so each is declared `cacheable`.
 """
 
 from django.conf import settings
@@ -12,7 +13,10 @@ from django.conf import settings
 from glossary import search, selectors
 from glossary.polish import INDEX_LETTERS, OTHER_LETTER
 
-from .documents import (
+from ..core.errors import InvalidParams
+from ..core.pagination import make_cursor, read_cursor
+from ..core.registry import Features, ToolResult
+from .presenters import (
     article_data,
     article_markdown,
     article_url,
@@ -20,10 +24,8 @@ from .documents import (
     term_markdown,
     term_url,
 )
-from .errors import InvalidParams
-from .pagination import make_cursor, read_cursor
-from .registry import ToolResult, tool
 
+features = Features()
 SLUG = {"type": "string", "minLength": 1, "maxLength": 250, "description": "Slug wpisu"}
 QUERY = {
     "type": "string",
@@ -101,7 +103,8 @@ def _input(properties: dict, required: list[str]) -> dict:
     }
 
 
-@tool(
+@features.tool(
+    cacheable=True,
     name="search_term",
     title="Szukaj pojęcia",
     description=(
@@ -140,7 +143,8 @@ def search_term(arguments: dict, ctx) -> ToolResult:
     return ToolResult("\n".join(lines), data)
 
 
-@tool(
+@features.tool(
+    cacheable=True,
     name="get_term",
     title="Pobierz pojęcie",
     description=(
@@ -169,7 +173,8 @@ def get_term(arguments: dict, ctx) -> ToolResult:
 LETTERS = [*INDEX_LETTERS, OTHER_LETTER]
 
 
-@tool(
+@features.tool(
+    cacheable=True,
     name="list_terms",
     title="Lista pojęć",
     description=(
@@ -230,7 +235,8 @@ def list_terms(arguments: dict, ctx) -> ToolResult:
     return ToolResult("\n".join(lines), data)
 
 
-@tool(
+@features.tool(
+    cacheable=True,
     name="search_articles",
     title="Szukaj artykułów",
     description=(
@@ -259,7 +265,8 @@ def search_articles(arguments: dict, ctx) -> ToolResult:
     return ToolResult("\n".join(lines), data)
 
 
-@tool(
+@features.tool(
+    cacheable=True,
     name="get_article",
     title="Pobierz artykuł",
     description=(

@@ -2,15 +2,17 @@
 model gets the entry itself, not a paraphrase) plus an instruction in Polish.
 
 A missing argument or an unknown slug is -32602 with a message naming what to pass instead
-(every revision's server/prompts §Error Handling).
+(every revision's server/prompts §Error Handling). A prompt's messages depend only on its
+arguments and the published content, so each is declared `cacheable`.
 """
 
 from glossary import search
 
-from .errors import InvalidParams
-from .registry import PromptArgument, prompt
+from ..core.errors import InvalidParams
+from ..core.registry import Features, PromptArgument
 from .resources import read_article, read_term
 
+features = Features()
 AUDIENCES = ["początkujący", "programista", "architekt", "menedżer", "student"]
 
 
@@ -46,7 +48,8 @@ def _term(slug: str, argument: str, ctx) -> dict:
     return contents
 
 
-@prompt(
+@features.prompt(
+    cacheable=True,
     name="explain_term",
     title="Wyjaśnij pojęcie",
     description="Explain a glossary term in Polish for a given audience, grounded in its entry.",
@@ -75,7 +78,8 @@ def explain_term(arguments: dict, ctx) -> dict:
     }
 
 
-@prompt(
+@features.prompt(
+    cacheable=True,
     name="compare_terms",
     title="Porównaj pojęcia",
     description="Compare two glossary terms in Polish: what they share and how they differ.",
@@ -97,7 +101,8 @@ def compare_terms(arguments: dict, ctx) -> dict:
     }
 
 
-@prompt(
+@features.prompt(
+    cacheable=True,
     name="summarize_article",
     title="Streść artykuł",
     description="Summarize a glossary article in Polish, listing the glossary terms it uses.",

@@ -1,13 +1,12 @@
 """Notifications a running call sends before its result: `notifications/message` (logging)
 and `notifications/progress`.
 
-They go through `ctx.notify`, which only a live call has (calls.py: the legacy HTTP POST that
-answers with an SSE stream, and stdio); elsewhere they are dropped. The log threshold is the
-request's `_meta` logLevel in the modern era (never a session's: 2026-07-28 servers MUST NOT
-log to requests without it) and the session's `logging/setLevel` in the legacy one.
+They go through `ctx.notify`, which only a live call has (transports/calls.py: the legacy
+HTTP POST that answers with an SSE stream, and stdio); elsewhere they are dropped. The log
+threshold is the request's `_meta` logLevel in the modern era (never a session's: 2026-07-28
+servers MUST NOT log to requests without it) and the session's `logging/setLevel` in the
+legacy one.
 """
-
-from django.conf import settings
 
 from . import protocol as p
 
@@ -25,13 +24,8 @@ def log(ctx, level: str, data, *, logger: str | None = None) -> None:
         return
     if p.LOG_LEVELS.index(level) < p.LOG_LEVELS.index(threshold):
         return
-    ctx.notify(
-        {
-            "jsonrpc": "2.0",
-            "method": "notifications/message",
-            "params": {"level": level, "logger": logger or settings.MCP_SERVER_NAME, "data": data},
-        }
-    )
+    name = logger or (ctx.server.name if ctx.server is not None else "mcp")
+    ctx.notify(p.notification(p.MESSAGE, {"level": level, "logger": name, "data": data}))
 
 
 def progress(ctx, done: int, total: int, message: str | None = None) -> None:
@@ -41,4 +35,4 @@ def progress(ctx, done: int, total: int, message: str | None = None) -> None:
     params = {"progressToken": ctx.progress_token, "progress": done, "total": total}
     if message:
         params["message"] = message
-    ctx.notify({"jsonrpc": "2.0", "method": "notifications/progress", "params": params})
+    ctx.notify(p.notification(p.PROGRESS, params))

@@ -9,8 +9,8 @@ import logging
 
 from django.core.exceptions import DisallowedHost
 
-from .errors import InvalidRequest
-from .views import error_response
+from ..core.errors import InvalidRequest
+from .responses import error_response
 
 logger = logging.getLogger("mcp_endpoint")
 

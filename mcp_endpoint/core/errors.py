@@ -9,9 +9,9 @@ and answered with a generic -32603, so no exception text ever leaves the server.
 
 import logging
 
-logger = logging.getLogger("mcp_endpoint")
+from .protocol import MODERN
 
-MODERN = "modern"
+logger = logging.getLogger("mcp_endpoint")
 
 
 class JsonRpcError(Exception):
@@ -122,3 +122,10 @@ def wire_error(exc: BaseException, request_id=None, era: str | None = None) -> t
         {"jsonrpc": "2.0", "id": request_id, "error": error.as_error(era)},
         error.status_for(era),
     )
+
+
+class ClientError(JsonRpcError):
+    """The client answered a server-to-client request with a JSON-RPC error, or not at all."""
+
+    code = -32603
+    default_message = "The client could not answer the server's request"
