@@ -40,7 +40,7 @@ run: demo
 	@echo "  MCP endpoint: http://$(HOST):$(PORT)/wp-json/webflux/v1/mcp"
 	@echo "  No admin account yet? In another terminal: make superuser"
 	@echo
-	SITE_URL=$${SITE_URL:-http://$(HOST):$(PORT)} \
+	DEBUG=$${DEBUG:-1} SITE_URL=$${SITE_URL:-http://$(HOST):$(PORT)} \
 	MCP_ALLOWED_ORIGINS=$${MCP_ALLOWED_ORIGINS:-http://$(HOST):$(PORT),http://localhost:$(PORT)} \
 	$(VENV)/bin/uvicorn config.asgi:application --host $(HOST) --port $(PORT) --no-access-log --lifespan off
 

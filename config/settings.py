@@ -2,7 +2,10 @@
 
 One module for every environment: development defaults are safe and need nothing installed
 (SQLite, DEBUG on, loopback hosts); production is switched on by `DEBUG=0`, which also makes
-`SECRET_KEY` mandatory and turns on the HTTPS hardening that `check --deploy` asks for.
+`SECRET_KEY` mandatory and turns on the HTTPS hardening that `check --deploy` asks for. The
+production entry points (config/wsgi.py, config/asgi.py) default DEBUG to off before this
+module is read, so only manage.py (and tools that import the settings directly, like the test
+suite) get the development default.
 """
 
 import os

@@ -17,6 +17,9 @@ import os
 from django.core.wsgi import get_wsgi_application
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+# A production entry point fails closed: DEBUG is off unless the environment sets it (`make run`
+# does, for development); manage.py keeps the settings' development default.
+os.environ.setdefault("DEBUG", "0")
 
 site_application = get_wsgi_application()
 
