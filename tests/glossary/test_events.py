@@ -23,9 +23,8 @@ from glossary import events
 from glossary.importexport import parse_json
 from glossary.importing import import_terms
 from glossary.models import Status, Term
-from tests.deployment import Deployment, Redis, SseReader
 from tests.factories import make_article, make_category, make_draft_term, make_term
-from tests.processes import ROOT
+from tests.processes import ROOT, Deployment, Redis, SseReader
 
 live_db = pytest.mark.django_db(transaction=True)
 

@@ -13,8 +13,7 @@ import json
 
 import pytest
 
-from tests.deployment import Deployment, Redis, SseReader
-from tests.processes import CONFORMANCE_SERVER, HOST, MCP_PATH
+from tests.processes import CONFORMANCE_SERVER, HOST, MCP_PATH, Deployment, Redis, SseReader
 
 pytestmark = pytest.mark.live
 

@@ -23,8 +23,7 @@ import pytest
 from mcp import Client
 from mcp.client.subscriptions import ResourcesListChanged, ResourceUpdated
 
-from tests.deployment import Deployment, Redis, SseReader
-from tests.processes import HOST, MCP_PATH
+from tests.processes import HOST, MCP_PATH, Deployment, Redis, SseReader
 
 pytestmark = [pytest.mark.live, pytest.mark.anyio]
 
