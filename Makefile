@@ -7,11 +7,12 @@ PORT ?= 8000
 HOST ?= 127.0.0.1
 
 .DEFAULT_GOAL := help
-.PHONY: help run test test-postgres test-sqlite test-live conformance conformance-install redis-server chromium lint format superuser migrate demo bench clean
+.PHONY: help run test test-fast test-postgres test-sqlite test-live conformance conformance-install redis-server chromium lint format superuser migrate demo bench clean
 
 help:
 	@echo "make run        serve the demo glossary at http://$(HOST):$(PORT) (SQLite, no setup)"
 	@echo "make test       lint + full test suite on a throwaway PostgreSQL, then on SQLite"
+	@echo "make test-fast  the edit-test loop: SQLite, no live servers, no browser (under a minute)"
 	@echo "make test-live  only the tests with real peers (SDK client, curl, conformance) on PostgreSQL"
 	@echo "make conformance  only the official MCP conformance suite (both eras) on PostgreSQL"
 	@echo "make superuser  create an admin account for /admin/"
@@ -76,6 +77,12 @@ test-sqlite: $(VENV)/.installed-dev redis-server chromium
 	env -u DATABASE_URL $(VENV)/bin/pytest -q $(PYTEST_ARGS)
 
 test: lint test-postgres test-sqlite
+
+# The edit-test loop: everything but the real peers (live server processes, the conformance
+# suite, Redis fan-out, the browser), on the embedded SQLite, with nothing to install.
+test-fast: $(VENV)/.installed-dev
+	env -u DATABASE_URL $(VENV)/bin/pytest -q -m "not live and not browser" --ignore=tests/live \
+		-p no:cacheprovider $(PYTEST_ARGS)
 
 # A live server process on its own database, driven by the SDK client, curl bytes and the suite.
 test-live: $(VENV)/.installed-dev conformance-install redis-server
