@@ -314,7 +314,7 @@ def _report_progress(say: Progress, done: int, total: int) -> None:
 
 
 def _derive(inputs: Sequence[tuple]) -> list[tuple]:
-    """Worker side of `_refresh_derived`: the model's own method on unsaved copies."""
+    """Worker side of `_derived_batches`: the model's own `refresh_derived()` on unsaved copies."""
     out = []
     for values in inputs:
         term = Term(**dict(zip(_DERIVED_INPUTS, values, strict=True)))

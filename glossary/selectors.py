@@ -194,10 +194,6 @@ def index_letters(rows) -> list[tuple[str, bool]]:
     return letters
 
 
-def category_list():
-    return Category.objects.order_by("name")
-
-
 def article_list():
     """Published articles, newest first, with author and series (1 query)."""
     return (
@@ -214,23 +210,6 @@ def latest_articles(*, limit: int = 5):
 
 def recently_updated_terms(*, limit: int = 8):
     return Term.objects.published().order_by("-updated_at", "-id").values(*TERM_CARD_FIELDS)[:limit]
-
-
-def published_term_slugs() -> list[str]:
-    return list(Term.objects.published().order_by("slug").values_list("slug", flat=True))
-
-
-def published_article_slugs() -> list[str]:
-    return list(Article.objects.published().order_by("slug").values_list("slug", flat=True))
-
-
-def content_last_modified() -> datetime | None:
-    """Newest update across published content, for conditional GETs and sitemaps."""
-    from django.db.models import Max
-
-    term = Term.objects.published().aggregate(m=Max("updated_at"))["m"]
-    article = Article.objects.published().aggregate(m=Max("updated_at"))["m"]
-    return max(filter(None, [term, article]), default=None)
 
 
 _CONTENT_STATE_SQL = """SELECT

@@ -51,7 +51,7 @@ def read_article(slug: str, ctx) -> dict | None:
     }
 
 
-TERMS = features.resource_template(
+features.resource_template(
     ResourceTemplate(
         uri_template=TERM_URI + "{slug}",
         name="term",
@@ -65,7 +65,7 @@ TERMS = features.resource_template(
         cacheable=True,
     )
 )
-ARTICLES = features.resource_template(
+features.resource_template(
     ResourceTemplate(
         uri_template=ARTICLE_URI + "{slug}",
         name="article",

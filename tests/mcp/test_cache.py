@@ -1,4 +1,4 @@
-"""The MCP result cache (mcp_endpoint/cache.py) and the content version it keys on
+"""The MCP result cache (mcp_endpoint/features/cache.py) and the content version it keys on
 (glossary/migrations/0004): every way content can change reaches the next call, and a
 cached call costs exactly one query."""
 

@@ -384,7 +384,7 @@ def test_get_and_search_term_use_at_most_two_queries(
     client, content, django_assert_max_num_queries, name, arguments, era
 ):
     """The issue's budget: at most 2 SQL queries per get_term/search_term HTTP call, plus the
-    content-state read of the result cache (mcp_endpoint/cache.py), which answers a repeat
+    content-state read of the result cache (mcp_endpoint/features/cache.py), which answers a repeat
     with that one query alone."""
     with django_assert_max_num_queries(1 + 2):
         call_tool(client, name, arguments, era=era)
@@ -421,7 +421,7 @@ def test_without_the_result_cache_every_call_uses_at_most_two_queries(
         ("tools/list", {}, 0),
         ("prompts/list", {}, 0),
         ("resources/templates/list", {}, 0),
-        # Cached reads: the content state (mcp_endpoint/cache.py), then the method's own.
+        # Cached reads: the content state (mcp_endpoint/features/cache.py), then the method's own.
         ("resources/list", {}, 1 + 2),
         ("resources/read", {"uri": "glossary://terms/mcp"}, 1 + 2),
         ("resources/read", {"uri": "glossary://articles/czym-jest-mcp"}, 1 + 2),
