@@ -7,11 +7,12 @@ PORT ?= 8000
 HOST ?= 127.0.0.1
 
 .DEFAULT_GOAL := help
-.PHONY: help run test test-postgres test-sqlite test-live conformance conformance-install redis-server chromium lint format superuser migrate demo bench clean
+.PHONY: help run test test-fast test-postgres test-sqlite test-live conformance conformance-install redis-server chromium lint format superuser migrate demo bench clean
 
 help:
 	@echo "make run        serve the demo glossary at http://$(HOST):$(PORT) (SQLite, no setup)"
 	@echo "make test       lint + full test suite on a throwaway PostgreSQL, then on SQLite"
+	@echo "make test-fast  the edit-test loop: SQLite, no live servers, no browser (under a minute)"
 	@echo "make test-live  only the tests with real peers (SDK client, curl, conformance) on PostgreSQL"
 	@echo "make conformance  only the official MCP conformance suite (both eras) on PostgreSQL"
 	@echo "make superuser  create an admin account for /admin/"
@@ -40,7 +41,7 @@ run: demo
 	@echo "  MCP endpoint: http://$(HOST):$(PORT)/wp-json/webflux/v1/mcp"
 	@echo "  No admin account yet? In another terminal: make superuser"
 	@echo
-	SITE_URL=$${SITE_URL:-http://$(HOST):$(PORT)} \
+	DEBUG=$${DEBUG:-1} SITE_URL=$${SITE_URL:-http://$(HOST):$(PORT)} \
 	MCP_ALLOWED_ORIGINS=$${MCP_ALLOWED_ORIGINS:-http://$(HOST):$(PORT),http://localhost:$(PORT)} \
 	$(VENV)/bin/uvicorn config.asgi:application --host $(HOST) --port $(PORT) --no-access-log --lifespan off
 
@@ -57,7 +58,7 @@ format: $(VENV)/.installed-dev
 	$(VENV)/bin/ruff format .
 
 # Node 22 and the MCP conformance suite, into .cache/ (once; a no-op afterwards). The suite runs
-# in the PostgreSQL pass only (tests/test_mcp_conformance.py skips it on SQLite).
+# in the PostgreSQL pass only (tests/live/test_conformance.py skips it on SQLite).
 conformance-install:
 	scripts/conformance install
 
@@ -77,12 +78,18 @@ test-sqlite: $(VENV)/.installed-dev redis-server chromium
 
 test: lint test-postgres test-sqlite
 
+# The edit-test loop: everything but the real peers (live server processes, the conformance
+# suite, Redis fan-out, the browser), on the embedded SQLite, with nothing to install.
+test-fast: $(VENV)/.installed-dev
+	env -u DATABASE_URL $(VENV)/bin/pytest -q -m "not live and not browser" --ignore=tests/live \
+		-p no:cacheprovider $(PYTEST_ARGS)
+
 # A live server process on its own database, driven by the SDK client, curl bytes and the suite.
 test-live: $(VENV)/.installed-dev conformance-install redis-server
 	scripts/with-postgres $(VENV)/bin/pytest -q -m live $(PYTEST_ARGS)
 
 conformance: $(VENV)/.installed-dev conformance-install
-	scripts/with-postgres $(VENV)/bin/pytest -q tests/test_mcp_conformance.py $(PYTEST_ARGS)
+	scripts/with-postgres $(VENV)/bin/pytest -q tests/live/test_conformance.py $(PYTEST_ARGS)
 
 # Each benchmark gets its own throwaway PostgreSQL cluster; results go to docs/benchmarks.md.
 bench: $(VENV)/.installed-dev

@@ -5,7 +5,7 @@
 For each size, in a fresh database of the throwaway cluster (a child process per size):
 1. generates the deterministic synthetic glossary of `bench/synthetic.py` (Polish-like words
    with diacritics, inflected forms, synonyms, Markdown bodies) and imports it through the real
-   bulk import service `glossary.services.import_terms` (search columns included), timed;
+   bulk import service `glossary.importing.import_terms` (search columns included), timed;
 2. picks a fixed mix of 200 queries from the data (exact names, prefixes of 1-6 letters, one
    typo, inflected forms, two words in any order, no-hit words), seeded;
 3. runs the mix once to warm up, then `--rounds` times, timing each `term_search` call;
@@ -150,9 +150,9 @@ def run_size(size: int, seed: int, rounds: int, batch: int, reuse: bool = False)
 
     from bench.synthetic import batches
     from glossary.importexport import SourceRow
+    from glossary.importing import import_terms
     from glossary.models import Term
     from glossary.search import term_search
-    from glossary.services import import_terms
 
     call_command("migrate", verbosity=0, interactive=False)
     generate_s = import_s = 0.0

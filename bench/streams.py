@@ -22,8 +22,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from tests.deployment import Deployment, Redis  # noqa: E402
-from tests.live import HOST, MCP_PATH  # noqa: E402
+from tests.processes import HOST, MCP_PATH, Deployment, Redis  # noqa: E402  # noqa: E402
 
 TERM = "pojemnosc"
 CREATE = (

@@ -2,7 +2,7 @@
 inflected forms, synonyms, short definitions, Markdown bodies, categories and related links.
 
     from bench import synthetic
-    synthetic.load(count=10_000, seed=1)          # through glossary.services.import_terms
+    synthetic.load(count=10_000, seed=1)          # through glossary.importing.import_terms
     rows = synthetic.term_rows(count=100, seed=1) # the same data as import rows (dicts)
 
 Words are built from Polish syllables, so they carry ą, ę, ł, ó, ś, ź, ż, ń and ć and are
@@ -165,7 +165,7 @@ def load(
     """Import `count` synthetic terms through the real bulk import service, `batch` at a time
     (each batch is one all-or-nothing import, so memory stays bounded at any size)."""
     from glossary.importexport import SourceRow
-    from glossary.services import import_terms
+    from glossary.importing import import_terms
 
     say = progress or (lambda message: None)
     done = 0

@@ -2,7 +2,10 @@
 
 One module for every environment: development defaults are safe and need nothing installed
 (SQLite, DEBUG on, loopback hosts); production is switched on by `DEBUG=0`, which also makes
-`SECRET_KEY` mandatory and turns on the HTTPS hardening that `check --deploy` asks for.
+`SECRET_KEY` mandatory and turns on the HTTPS hardening that `check --deploy` asks for. The
+production entry points (config/wsgi.py, config/asgi.py) default DEBUG to off before this
+module is read, so only manage.py (and tools that import the settings directly, like the test
+suite) get the development default.
 """
 
 import os
@@ -94,7 +97,7 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     # First: answers a disallowed Host on /wp-json/ with JSON before anything calls get_host().
-    "mcp_endpoint.middleware.McpHostMiddleware",
+    "mcp_endpoint.transports.middleware.McpHostMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -108,7 +111,7 @@ MIDDLEWARE = [
 # JSON API needs no sessions, auth, messages, CSRF (the view is exempt), frame options or
 # static files, and skipping them is ~30% of a cached call's CPU (bench/mcp.py --profile).
 MCP_MIDDLEWARE = [
-    "mcp_endpoint.middleware.McpHostMiddleware",
+    "mcp_endpoint.transports.middleware.McpHostMiddleware",
     "django.middleware.security.SecurityMiddleware",
 ]
 
@@ -249,11 +252,12 @@ MCP_ALLOWED_ORIGINS = env_list("MCP_ALLOWED_ORIGINS", "http://127.0.0.1:8000,htt
 MCP_MAX_BODY_BYTES = env_int("MCP_MAX_BODY_BYTES", 1_000_000)
 MCP_PAGE_SIZE = env_int("MCP_PAGE_SIZE", 50)
 # Answers to read-only glossary calls kept per process, keyed by the content version that
-# database triggers bump on every edit (mcp_endpoint/cache.py); 0 turns the cache off.
+# database triggers bump on every edit (mcp_endpoint/features/cache.py); 0 turns it off.
 MCP_RESULT_CACHE_SIZE = env_int("MCP_RESULT_CACHE_SIZE", 4096)
-# The official conformance suite's fixture tools, resources and prompts (test_*, test://...):
-# for the suite's runs only (tests, CI); production lists only the glossary's own features.
-MCP_CONFORMANCE_FIXTURES = env_bool("MCP_CONFORMANCE_FIXTURES", False)
+# The MCP server the transports serve: a dotted path to an `mcp_endpoint` Server instance.
+# The product's is the glossary's; the conformance runs name the test suite's second server
+# (tests/mcp/conformance_server.py), which adds the suite's fixtures.
+MCP_SERVER = os.environ.get("MCP_SERVER", "mcp_endpoint.features.server.server")
 # Legacy (2025-11-25) sessions: minted by initialize, kept in the database, expired after this
 # long without a request (an open GET stream counts); `manage.py mcp_cleanup_sessions` deletes
 # expired rows. MCP_REQUIRE_SESSION=1 answers 400 to requests without Mcp-Session-Id.

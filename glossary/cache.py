@@ -4,7 +4,7 @@ The key changes whenever the content does (database triggers bump the version on
 to a glossary table; the next scheduled publication time is part of it), in every process at
 once, so entries never need expiring or deleting: stale keys are simply never asked for again
 and fall out of the bounded LRU. Users: the reader's term page (glossary/views.py) and the MCP
-result cache (mcp_endpoint/cache.py).
+result cache (mcp_endpoint/features/cache.py).
 """
 
 import threading

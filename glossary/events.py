@@ -32,6 +32,8 @@ from dataclasses import dataclass, field
 from django.db import DEFAULT_DB_ALIAS, transaction
 from django.db.models import Model
 
+from . import oncommit
+
 logger = logging.getLogger(__name__)
 
 CHANGES_CHANNEL = "glossary"
@@ -142,11 +144,7 @@ def _batch(using: str) -> _Batch:
     """
     connection = transaction.get_connection(using)
     batch = getattr(connection, "_glossary_events_batch", None)
-    if (
-        batch is None
-        or batch.flushed
-        or not any(entry[1] == batch.flush for entry in connection.run_on_commit)
-    ):
+    if batch is None or batch.flushed or not oncommit.pending(batch.flush, using=using):
         batch = _Batch(using)
         connection._glossary_events_batch = batch
         if connection.in_atomic_block:

@@ -24,8 +24,8 @@ from .events import BULK_CHANNEL, entry_channel
 # e.g. the MCP endpoint's per-session control channels).
 _PUBLIC_CHANNEL = re.compile(r"(?:term|article)-[a-z0-9-]{1,250}|glossary|glossary-bulk")
 # Stored (replayable) channels; others are fire-and-forget signals between processes. An MCP
-# call's stream that the server closed mid-call (mcp_endpoint/streams.py) is stored too, so
-# the client can resume it with Last-Event-ID on any process; it is never public.
+# call's stream that the server closed mid-call (mcp_endpoint/transports/streams.py) is stored
+# too, so the client can resume it with Last-Event-ID on any process; it is never public.
 _RELIABLE_CHANNEL = re.compile(rf"{_PUBLIC_CHANNEL.pattern}|mcp-call-[0-9a-f]{{64}}-[0-9a-f]{{16}}")
 
 

@@ -11,10 +11,17 @@ from django import forms
 from django.core.exceptions import ValidationError
 from django.utils import timezone
 
-from .models import Article, Category, Series, Status, Term, clean_synonyms
+from .models import (
+    INVALID_SLUG,
+    SELF_RELATED,
+    Article,
+    Category,
+    Series,
+    Status,
+    Term,
+    clean_synonyms,
+)
 from .polish import polish_slugify
-
-INVALID_SLUG = "Slug może zawierać tylko małe litery a–z, cyfry i myślniki."
 
 
 class SynonymsField(forms.Field):
@@ -115,9 +122,7 @@ class TermAdminForm(EntryAdminForm):
             and self.instance.pk
             and related.filter(pk=self.instance.pk).exists()
         ):
-            raise forms.ValidationError(
-                "Pojęcie nie może być powiązane samo ze sobą.", code="self_related"
-            )
+            raise forms.ValidationError(SELF_RELATED, code="self_related")
         return related
 
 

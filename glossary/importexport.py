@@ -2,7 +2,7 @@
 
 This module only turns bytes into `SourceRow`s (raw values plus where they came from) and
 export rows back into text; it never touches the database. Checking values against each
-other and against the database, and writing, is `glossary.services.import_terms`'s job, so
+other and against the database, and writing, is `glossary.importing.import_terms`'s job, so
 a parse problem and a content problem are reported together, in one list of `RowError`s.
 
 CSV list cells (synonyms, categories, related) hold items joined with " | ". A literal "|"

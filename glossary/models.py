@@ -19,6 +19,13 @@ from .stemming import document_stems, names_field, typo_keys
 
 SHORT_DEFINITION_MAX = 300
 
+# The messages of the content rules, written once: the model's constraints and `clean()`, the
+# admin forms and the import (glossary/importing.py) all say the same thing.
+DEFINITION_REQUIRED = "Opublikowane pojęcie musi mieć krótką definicję."
+INVALID_SLUG = "Slug może zawierać tylko małe litery a–z, cyfry i myślniki."
+SELF_RELATED = "Pojęcie nie może być powiązane samo ze sobą."
+SERIES_ORDER_REQUIRED = "Artykuł w serii musi mieć numer kolejny."
+
 
 class Status(models.TextChoices):
     DRAFT = "draft", "Szkic"
@@ -30,7 +37,7 @@ class PublishableQuerySet(models.QuerySet):
         """What readers and agents may see: published, with a publication time not in the future.
 
         `now` defaults to the current time; selectors that compile their SQL once pass a
-        placeholder here to find where the clock goes (see `selectors._Prepared`)."""
+        placeholder here to find where the clock goes (see `glossary.prepared.Prepared`)."""
         return self.filter(status=Status.PUBLISHED, published_at__lte=now or timezone.now())
 
     def drafts(self):
@@ -185,7 +192,7 @@ class Term(Publishable):
             models.CheckConstraint(
                 condition=~models.Q(status=Status.PUBLISHED) | ~models.Q(short_definition=""),
                 name="glossary_term_published_has_definition",
-                violation_error_message="Opublikowane pojęcie musi mieć krótką definicję.",
+                violation_error_message=DEFINITION_REQUIRED,
                 violation_error_code="definition_required",
             ),
             models.CheckConstraint(
@@ -209,20 +216,12 @@ class Term(Publishable):
             raise ValidationError(
                 {
                     "short_definition": ValidationError(
-                        "Opublikowane pojęcie musi mieć krótką definicję.",
-                        code="definition_required",
+                        DEFINITION_REQUIRED, code="definition_required"
                     )
                 }
             )
         if self.slug and self.slug != polish_slugify(self.slug):
-            raise ValidationError(
-                {
-                    "slug": ValidationError(
-                        "Slug może zawierać tylko małe litery a–z, cyfry i myślniki.",
-                        code="invalid_slug",
-                    )
-                }
-            )
+            raise ValidationError({"slug": ValidationError(INVALID_SLUG, code="invalid_slug")})
 
     def refresh_derived(self) -> None:
         super().refresh_derived()
@@ -336,7 +335,7 @@ class Article(Publishable):
             models.CheckConstraint(
                 condition=models.Q(series__isnull=True) | models.Q(series_order__isnull=False),
                 name="glossary_article_series_has_order",
-                violation_error_message="Artykuł w serii musi mieć numer kolejny.",
+                violation_error_message=SERIES_ORDER_REQUIRED,
                 violation_error_code="series_order_required",
             ),
         ]
@@ -354,7 +353,7 @@ class Article(Publishable):
             raise ValidationError(
                 {
                     "series_order": ValidationError(
-                        "Artykuł w serii musi mieć numer kolejny.", code="series_order_required"
+                        SERIES_ORDER_REQUIRED, code="series_order_required"
                     )
                 }
             )

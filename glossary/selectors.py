@@ -7,18 +7,17 @@ UNION query for everything attached to it (categories, related terms, articles, 
 siblings), sorted in Python. Callers (and tests) rely on these counts.
 """
 
-import weakref
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import datetime
 
 from django.db import DEFAULT_DB_ALIAS, connections
 from django.db.models import CharField, F, IntegerField, Value
 from django.db.models.functions import Cast
-from django.db.models.query import ModelIterable, ValuesListIterable, get_related_populators
 from django.utils import timezone
 
 from .models import Article, Category, Status, Term
 from .polish import INDEX_LETTERS, OTHER_LETTER
+from .prepared import Prepared
 
 TERM_CARD_FIELDS = ("id", "name", "slug", "short_definition", "letter", "updated_at")
 
@@ -72,94 +71,6 @@ def _link_values(qs, kind: str, *, title: str, summary: str | None, sort):
     )
 
 
-class _Prepared:
-    """A read whose SQL is compiled once per database connection and re-run with new values.
-
-    Why: a detail read runs the same two statements on every call, only the slug, the id and
-    the clock change, yet building and compiling them with the ORM cost ~2 ms of CPU per call,
-    about ten times running them (bench/mcp.py). `build(now=…, **placeholders)` returns the
-    QuerySet; it is built once from placeholder values whose positions among the compiled
-    parameters are then known, so each call only substitutes values, executes on the
-    current connection (query capture and `assertNumQueries` still see it) and converts rows
-    with the same compiler, exactly as iterating the QuerySet would. Compiled per connection,
-    hence per vendor and per thread (connections are thread-local); if a placeholder cannot
-    be located (an ORM change transformed it), the QuerySet is simply evaluated each time.
-    """
-
-    CLOCK = datetime(2000, 1, 2, 3, 4, 5, 678901, tzinfo=UTC)  # never a real `now`
-    _UNSET = object()
-
-    def __init__(self, build, **placeholders) -> None:
-        self.build = build
-        self.placeholders = placeholders
-        self._compiled = weakref.WeakKeyDictionary()
-
-    def __call__(self, **values) -> list:
-        connection = connections[DEFAULT_DB_ALIAS]
-        compiled = self._compiled.get(connection, self._UNSET)
-        if compiled is self._UNSET:
-            compiled = self._compiled[connection] = self._compile(connection)
-        if compiled is None:
-            return list(self.build(now=timezone.now(), **values))
-        sql, roles, rows_to_result = compiled
-        values["now"] = connection.ops.adapt_datetimefield_value(timezone.now())
-        params = [values[role] if role else value for role, value in roles]
-        with connection.cursor() as cursor:
-            cursor.execute(sql, params)
-            rows = cursor.fetchall()
-        return rows_to_result(rows)
-
-    def _compile(self, connection):
-        queryset = self.build(now=self.CLOCK, **self.placeholders)
-        if queryset._iterable_class not in (ModelIterable, ValuesListIterable):
-            return None
-        compiler = queryset.query.get_compiler(connection=connection)
-        sql, params = compiler.as_sql()
-        markers = {"now": connection.ops.adapt_datetimefield_value(self.CLOCK)}
-        markers.update(self.placeholders)
-        roles = []
-        for value in params:
-            role = next(
-                (r for r, m in markers.items() if isinstance(value, type(m)) and value == m), None
-            )
-            roles.append((role, None if role else value))
-        if {role for role, _value in roles} - {None} != set(markers):
-            return None
-        return sql, roles, self._converter(queryset, compiler)
-
-    @staticmethod
-    def _converter(queryset, compiler):
-        """rows -> what iterating `queryset` yields (the ORM's own conversion steps)."""
-        fields = [s[0] for s in compiler.select[0 : compiler.col_count]]
-        converters = compiler.get_converters(fields)
-
-        def convert(rows):
-            return compiler.apply_converters(rows, converters) if converters else rows
-
-        if queryset._iterable_class is ValuesListIterable:
-            return lambda rows: [tuple(row) for row in convert(rows)]
-
-        klass_info, select = compiler.klass_info, compiler.select
-        model = klass_info["model"]
-        start, end = klass_info["select_fields"][0], klass_info["select_fields"][-1] + 1
-        init_list = [f[0].target.attname for f in select[start:end]]
-        populators = get_related_populators(klass_info, select, queryset.db)
-        annotations = compiler.annotation_col_map
-
-        def to_objects(rows):
-            objects = []
-            for row in convert(rows):
-                obj = model.from_db(queryset.db, init_list, row[start:end])
-                for populator in populators:
-                    populator.populate(row, obj)
-                for name, position in (annotations or {}).items():
-                    setattr(obj, name, row[position])
-                objects.append(obj)
-            return objects
-
-        return to_objects
-
-
 def _visible(model, include_drafts: bool):
     return model.objects.all() if include_drafts else model.objects.published()
 
@@ -186,13 +97,13 @@ def _term_links(*, pk: int, now: datetime):
     return parts[0].union(*parts[1:], all=True)
 
 
-_TERM_BY_SLUG = _Prepared(_term_by_slug, slug="__slug_placeholder__")
-_TERM_LINKS = _Prepared(_term_links, pk=-2_718_281)
+_TERM_BY_SLUG = Prepared(_term_by_slug, slug="__slug_placeholder__")
+_TERM_LINKS = Prepared(_term_links, pk=-2_718_281)
 
 
 def term_detail(*, slug: str, include_drafts: bool = False) -> TermDetail | None:
     """A term with its categories, published related terms and published articles (2 queries,
-    both compiled once: see `_Prepared`)."""
+    both compiled once: glossary/prepared.py)."""
     if include_drafts:
         term = _visible(Term, True).select_related("last_editor").filter(slug=slug).first()
     else:
@@ -283,10 +194,6 @@ def index_letters(rows) -> list[tuple[str, bool]]:
     return letters
 
 
-def category_list():
-    return Category.objects.order_by("name")
-
-
 def article_list():
     """Published articles, newest first, with author and series (1 query)."""
     return (
@@ -303,23 +210,6 @@ def latest_articles(*, limit: int = 5):
 
 def recently_updated_terms(*, limit: int = 8):
     return Term.objects.published().order_by("-updated_at", "-id").values(*TERM_CARD_FIELDS)[:limit]
-
-
-def published_term_slugs() -> list[str]:
-    return list(Term.objects.published().order_by("slug").values_list("slug", flat=True))
-
-
-def published_article_slugs() -> list[str]:
-    return list(Article.objects.published().order_by("slug").values_list("slug", flat=True))
-
-
-def content_last_modified() -> datetime | None:
-    """Newest update across published content, for conditional GETs and sitemaps."""
-    from django.db.models import Max
-
-    term = Term.objects.published().aggregate(m=Max("updated_at"))["m"]
-    article = Article.objects.published().aggregate(m=Max("updated_at"))["m"]
-    return max(filter(None, [term, article]), default=None)
 
 
 _CONTENT_STATE_SQL = """SELECT

@@ -20,6 +20,7 @@ from django.views.generic import ListView, TemplateView
 
 from . import search, selectors
 from .cache import LRU
+from .jsonld import article_jsonld, term_jsonld
 from .polish import OTHER_LETTER
 
 # The engine truncates too; cutting here keeps megabyte query strings out of every later step.
@@ -121,32 +122,14 @@ def _term_page(request, slug: str):
     if detail is None:
         raise Http404("Nie ma takiego pojęcia.")
     term = detail.term
-    url = _absolute(term.get_absolute_url())
-    jsonld = {
-        "@context": "https://schema.org",
-        "@type": "DefinedTerm",
-        "@id": url,
-        "url": url,
-        "name": term.name,
-        "description": term.short_definition,
-        "inLanguage": "pl",
-        "inDefinedTermSet": {
-            "@type": "DefinedTermSet",
-            "@id": _absolute(reverse("glossary:index")),
-            "url": _absolute(reverse("glossary:index")),
-            "name": settings.SITE_NAME,
-        },
-    }
-    if term.synonyms:
-        jsonld["alternateName"] = term.synonyms
     return render(
         request,
         "glossary/term.html",
         {
             "detail": detail,
             "term": term,
-            "canonical_url": url,
-            "jsonld": jsonld,
+            "canonical_url": _absolute(term.get_absolute_url()),
+            "jsonld": term_jsonld(detail),
             "is_draft": not term.is_public,
         },
     )
@@ -178,44 +161,14 @@ def article_view(request, slug: str):
     if detail is None:
         raise Http404("Nie ma takiego artykułu.")
     article = detail.article
-    url = _absolute(article.get_absolute_url())
-    jsonld = {
-        "@context": "https://schema.org",
-        "@type": "Article",
-        "@id": url,
-        "url": url,
-        "mainEntityOfPage": url,
-        "headline": article.title[:110],
-        "description": article.lead,
-        "inLanguage": "pl",
-        "dateModified": article.updated_at,
-        "publisher": {
-            "@type": "Organization",
-            "name": settings.SITE_NAME,
-            "url": settings.SITE_URL,
-        },
-        "about": [
-            {
-                "@type": "DefinedTerm",
-                "name": link.title,
-                "url": _absolute(reverse("glossary:term", kwargs={"slug": link.slug})),
-            }
-            for link in detail.terms
-        ],
-    }
-    if article.published_at:
-        jsonld["datePublished"] = article.published_at
-    if article.author:
-        name = article.author.get_full_name() or article.author.get_username()
-        jsonld["author"] = {"@type": "Person", "name": name}
     return render(
         request,
         "glossary/article.html",
         {
             "detail": detail,
             "article": article,
-            "canonical_url": url,
-            "jsonld": jsonld,
+            "canonical_url": _absolute(article.get_absolute_url()),
+            "jsonld": article_jsonld(detail),
             "is_draft": not article.is_public,
         },
     )

@@ -4,6 +4,7 @@ skipped on the latter."""
 
 import pytest
 from django.db import connection
+from django.test import override_settings
 
 
 def pytest_collection_modifyitems(config, items):
@@ -18,11 +19,20 @@ def pytest_report_header(config):
     return f"database: {connection.vendor} ({connection.settings_dict['NAME']})"
 
 
+@pytest.fixture(scope="session", autouse=True)
+def fast_password_hasher():
+    """Passwords hashed once with MD5 instead of PBKDF2's hundreds of thousands of rounds:
+    the tests that log editors in are about permissions and pages, not about hashing, and
+    PBKDF2 made them several times slower (Django's testing docs suggest the same)."""
+    with override_settings(PASSWORD_HASHERS=["django.contrib.auth.hashers.MD5PasswordHasher"]):
+        yield
+
+
 @pytest.fixture(scope="session")
 def anyio_backend():
-    """Async tests run on asyncio, the loop the SDK client and uvicorn use. Selenium brings
-    trio along, and anyio's plugin would otherwise run every async test once per installed
-    backend (against the same module-scoped servers)."""
+    """Async tests run on asyncio, the event loop of the peers they drive (the SDK client,
+    uvicorn). trio is installed only as a Selenium dependency; with it anyio's plugin would
+    run every async test a second time on trio, which tests the SDK, not this server."""
     return "asyncio"
 
 
@@ -32,9 +42,9 @@ LIVE_SERVER_KEY = pytest.StashKey()
 
 @pytest.fixture(scope="session")
 def live_site(request):
-    """One real Słownik server process for the whole run (see tests/live.py), on its own
+    """One real Słownik server process for the whole run (see tests/processes.py), on its own
     database filled with the demo content; stopped and its database dropped at the end."""
-    from .live import LiveServer
+    from .processes import LiveServer
 
     server = LiveServer()
     try:

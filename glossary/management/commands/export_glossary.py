@@ -3,7 +3,7 @@
 from django.core.management.base import BaseCommand, CommandError
 
 from glossary.importexport import FORMATS, dump, format_for_path
-from glossary.services import export_terms
+from glossary.importing import export_terms
 
 
 class Command(BaseCommand):

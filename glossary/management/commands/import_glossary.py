@@ -1,11 +1,11 @@
-"""`manage.py import_glossary FILE`: the command-line adapter of `services.import_terms`."""
+"""`manage.py import_glossary FILE`: the command-line adapter of `importing.import_terms`."""
 
 import sys
 
 from django.core.management.base import BaseCommand, CommandError
 
 from glossary.importexport import FORMATS, ImportErrors, decode, format_for_path, parse
-from glossary.services import import_terms
+from glossary.importing import import_terms
 
 # Below this many rows an import takes a second or two: phase messages would be noise.
 LARGE_FILE_ROWS = 5000

@@ -1,4 +1,4 @@
-"""`manage.py load_demo`: the demo glossary and articles, through the import services.
+"""`manage.py load_demo`: the demo glossary and articles, through glossary/importing.py.
 
 Loading is an upsert by slug, so running it again changes nothing; `make run` calls it with
 `--if-empty` so that it never touches a glossary someone has started editing.
@@ -10,8 +10,8 @@ from django.core.management.base import BaseCommand, CommandError
 from django.db import transaction
 
 from glossary.importexport import ImportErrors, decode, parse_json
+from glossary.importing import import_articles, import_terms
 from glossary.models import Term
-from glossary.services import import_articles, import_terms
 
 DEMO_DIR = Path(__file__).resolve().parent.parent.parent / "demo"
 

@@ -6,7 +6,7 @@ clears the ones nobody comes back for. Run it from cron or a scheduler, e.g. hou
 
 from django.core.management.base import BaseCommand
 
-from mcp_endpoint import sessions
+from mcp_endpoint.transports import sessions
 
 
 class Command(BaseCommand):

@@ -4,7 +4,7 @@ import sys
 
 from django.core.management.base import BaseCommand
 
-from mcp_endpoint.stdio import serve
+from mcp_endpoint.transports.stdio import serve
 
 
 class Command(BaseCommand):

@@ -1,0 +1,72 @@
+"""schema.org JSON-LD for the reader pages: a term is a `DefinedTerm` in the glossary's
+`DefinedTermSet`, an article an `Article` about the terms it uses. Built from the selectors'
+details with absolute URLs on `SITE_URL`; the template filter `jsonld` (templatetags) writes
+it into the page safely."""
+
+from django.conf import settings
+from django.urls import reverse
+
+from .selectors import ArticleDetail, TermDetail
+
+
+def _absolute(path: str) -> str:
+    return settings.SITE_URL + path
+
+
+def term_jsonld(detail: TermDetail) -> dict:
+    term = detail.term
+    url = _absolute(term.get_absolute_url())
+    index = _absolute(reverse("glossary:index"))
+    data = {
+        "@context": "https://schema.org",
+        "@type": "DefinedTerm",
+        "@id": url,
+        "url": url,
+        "name": term.name,
+        "description": term.short_definition,
+        "inLanguage": "pl",
+        "inDefinedTermSet": {
+            "@type": "DefinedTermSet",
+            "@id": index,
+            "url": index,
+            "name": settings.SITE_NAME,
+        },
+    }
+    if term.synonyms:
+        data["alternateName"] = term.synonyms
+    return data
+
+
+def article_jsonld(detail: ArticleDetail) -> dict:
+    article = detail.article
+    url = _absolute(article.get_absolute_url())
+    data = {
+        "@context": "https://schema.org",
+        "@type": "Article",
+        "@id": url,
+        "url": url,
+        "mainEntityOfPage": url,
+        "headline": article.title[:110],
+        "description": article.lead,
+        "inLanguage": "pl",
+        "dateModified": article.updated_at,
+        "publisher": {
+            "@type": "Organization",
+            "name": settings.SITE_NAME,
+            "url": settings.SITE_URL,
+        },
+        "about": [
+            {
+                "@type": "DefinedTerm",
+                "name": link.title,
+                "url": _absolute(reverse("glossary:term", kwargs={"slug": link.slug})),
+            }
+            for link in detail.terms
+        ],
+    }
+    if article.published_at:
+        data["datePublished"] = article.published_at
+    if article.author:
+        name = article.author.get_full_name() or article.author.get_username()
+        data["author"] = {"@type": "Person", "name": name}
+    return data

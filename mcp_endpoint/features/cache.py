@@ -1,0 +1,76 @@
+"""The glossary server's result cache: answers to read-only calls, kept per process and keyed
+by what the content looks like.
+
+Why: the glossary changes at editorial pace while agents ask the same things again and again,
+and a cached answer costs one indexed query instead of the selectors' statements and the
+Python that builds the result (bench/mcp.py). The key starts with `selectors.content_state()`:
+the content version that database triggers bump on every write to a glossary table (any
+path: admin, import, raw SQL) plus the next scheduled publication times, read once per call,
+so every process sees an edit or a publication on its very next request and no entry ever
+needs expiring (old keys simply stop being asked for and fall out of the LRU). The rest of
+the key is what else shapes the answer: era and protocol version, the site URL, the method
+and its params without `_meta` (whose fields change nothing for a call without a stream).
+
+Which calls may be answered from here is the server's decision (`Server.cacheable`: tools,
+prompts and templates declared `cacheable`, no channel to the client, no MRTR input), made
+on validated params only. Entries are stored serialized and decoded per hit, so no caller can
+change one. `MCP_RESULT_CACHE_SIZE=0` turns the cache off.
+"""
+
+import threading
+
+import orjson
+from django.conf import settings
+
+from glossary import selectors
+from glossary.cache import LRU
+
+from ..core import protocol as p
+
+
+class ContentResultCache:
+    def __init__(self, size: int) -> None:
+        self.results = LRU(max(size, 1))
+        # The WSGI replay's stored responses (transports/fastpath.py), keyed the same way.
+        self.replies = LRU(max(size, 1))
+        self.served = threading.local()
+
+    def enabled(self) -> bool:
+        return settings.MCP_RESULT_CACHE_SIZE > 0
+
+    def state(self):
+        return selectors.content_state()
+
+    def key(self, method: str, params: dict, ctx):
+        """The cache key of this call (reading the content state: one query), or None when
+        the call must run after all."""
+        if not self.enabled():
+            return None
+        # The WSGI replay has just read the state for this very request (a miss there);
+        # reading it again would cost a second query for the same answer. Reading it earlier
+        # keeps the cache correct: the data is then read after the state, never before.
+        state = getattr(self.served, "state", None) or selectors.content_state()
+        self.served.state = None
+        if state is None:
+            return None
+        try:
+            canonical = orjson.dumps(
+                {k: v for k, v in params.items() if k != p.META}, option=orjson.OPT_SORT_KEYS
+            )
+        except TypeError:  # e.g. an integer beyond 64 bits: not worth a special case
+            return None
+        return (state, ctx.era, ctx.protocol_version, ctx.base_url, method, canonical)
+
+    def get(self, key) -> dict | None:
+        encoded = self.results.get(key)
+        if encoded is None:
+            return None
+        self.served.key = key
+        return orjson.loads(encoded)
+
+    def encoded(self, key) -> bytes | None:
+        return self.results.get(key)
+
+    def put(self, key, result: dict) -> None:
+        self.results.put(key, orjson.dumps(result))
+        self.served.key = key

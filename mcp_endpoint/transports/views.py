@@ -1,0 +1,200 @@
+"""The HTTP edge: Streamable HTTP at /wp-json/<namespace>/mcp for the server
+`settings.MCP_SERVER` names.
+
+The view only adapts HTTP to the dispatcher: it checks what belongs to HTTP (Origin, method,
+Accept, Content-Type, body size), picks the protocol era from the `MCP-Protocol-Version`
+header (absent or a legacy revision → legacy, anything else → the modern path, which
+validates it), lets the dispatcher validate the message (`Dispatcher.prepare`), and then
+answers the validated call the way it needs: plain JSON, a live call's SSE stream (calls.py)
+or the `subscriptions/listen` stream (streams.py). Legacy sessions (`Mcp-Session-Id`, GET
+stream, DELETE) live in `sessions` and `streams`; requests without a session are served
+statelessly, and GET/DELETE without one are 405. Every error body is a JSON-RPC error object.
+"""
+
+import logging
+
+import orjson
+from django.conf import settings
+from django.http import HttpResponse
+from django.views.decorators.csrf import csrf_exempt
+
+from ..core import protocol as p
+from ..core.context import RequestContext
+from ..core.dispatcher import Call, Dispatcher, Reply
+from ..core.errors import InternalError, InvalidRequest
+from ..core.server import NO_CHANGES, get_server
+from . import answers, calls, sessions, streams
+from .responses import error_response, json_response
+
+logger = logging.getLogger("mcp_endpoint")
+
+ALLOW = "POST, OPTIONS"
+JSON = "application/json"
+MCP_HEADERS = ("mcp-protocol-version", "mcp-method", "mcp-name")
+CORS_ALLOW_HEADERS = (
+    "content-type, accept, mcp-protocol-version, mcp-session-id, mcp-method, mcp-name, "
+    "last-event-id, authorization"
+)
+CORS_EXPOSE_HEADERS = "Mcp-Session-Id, MCP-Protocol-Version"
+
+
+def _origin_allowed(request, origin: str) -> bool:
+    """Allow-listed browser origins, and the site's own origin (same-origin requests)."""
+    if origin in settings.MCP_ALLOWED_ORIGINS:
+        return True
+    return origin == f"{request.scheme}://{request.get_host()}"
+
+
+def _accepts_json(accept: str) -> bool:
+    if not accept.strip():
+        return True
+    for part in accept.split(","):
+        media = part.split(";", 1)[0].strip().lower()
+        if media in (JSON, "application/*", "*/*"):
+            return True
+    return False
+
+
+def _is_json(content_type: str) -> bool:
+    media = content_type.split(";", 1)[0].strip().lower()
+    return not media or media == JSON or media.endswith("+json")
+
+
+def _cors(response: HttpResponse, origin: str | None, *, preflight: bool = False, request=None):
+    if origin:
+        response["Access-Control-Allow-Origin"] = origin
+        response["Access-Control-Expose-Headers"] = CORS_EXPOSE_HEADERS
+        response["Vary"] = "Origin"
+        if preflight:
+            requested = request.headers.get("Access-Control-Request-Headers", "")
+            # Tool parameters mirrored as Mcp-Param-<Name> (2026-07-28) cannot be listed ahead.
+            params = [
+                h.strip().lower()
+                for h in requested.split(",")
+                if h.strip().lower().startswith("mcp-param-")
+            ]
+            response["Access-Control-Allow-Methods"] = ALLOW
+            response["Access-Control-Allow-Headers"] = ", ".join([CORS_ALLOW_HEADERS, *params])
+            response["Access-Control-Max-Age"] = "86400"
+    return response
+
+
+@csrf_exempt
+def mcp(request):
+    """The MCP endpoint; an unexpected failure is logged and answered -32603 as JSON."""
+    try:
+        return _serve(request)
+    except Exception:
+        logger.exception("Unexpected error in the MCP HTTP view")
+        return error_response(InternalError(), 500)
+
+
+def _serve(request):
+    origin = request.headers.get("Origin")
+    if origin is not None and not _origin_allowed(request, origin):
+        # 2025-11-25 basic/transports §Security Warning: invalid Origin → 403.
+        return error_response(
+            InvalidRequest(
+                f"Origin {origin!r} is not allowed to call this MCP endpoint; "
+                "add it to MCP_ALLOWED_ORIGINS to allow browser clients from it"
+            ),
+            403,
+        )
+    if request.method == "OPTIONS":
+        response = HttpResponse(status=204)
+        response["Allow"] = ALLOW
+        return _cors(response, origin, preflight=True, request=request)
+    if request.method in ("GET", "DELETE"):
+        response = streams.session_method(request, get_server().change_feed or NO_CHANGES)
+        if response is not None:
+            return _cors(response, origin)
+    if request.method != "POST":
+        response = error_response(
+            InvalidRequest(
+                f"Method {request.method} is not allowed without a session: send each JSON-RPC "
+                "message as a POST; GET (the notification stream) and DELETE (end the session) "
+                "need the Mcp-Session-Id header that initialize returned"
+            ),
+            405,
+        )
+        response["Allow"] = ALLOW
+        return _cors(response, origin)
+    return _cors(_post(request), origin)
+
+
+def _post(request):
+    accept = request.headers.get("Accept", "")
+    if not _accepts_json(accept):
+        return error_response(
+            InvalidRequest("Not Acceptable: the Accept header must allow application/json"), 406
+        )
+    if not _is_json(request.headers.get("Content-Type", "")):
+        return error_response(
+            InvalidRequest("Unsupported Media Type: send the body as application/json"), 415
+        )
+    limit = settings.MCP_MAX_BODY_BYTES
+    too_big = InvalidRequest(
+        f"Payload Too Large: a JSON-RPC message may have at most {limit} bytes"
+    )
+    try:
+        declared = int(request.headers.get("Content-Length") or 0)
+    except ValueError:
+        declared = 0
+    if declared > limit:
+        return error_response(too_big, 413)
+    body = request.read(limit + 1)
+    if len(body) > limit:
+        return error_response(too_big, 413)
+
+    header_version = request.headers.get("MCP-Protocol-Version")
+    if header_version is None or header_version in p.LEGACY_VERSIONS:
+        era, version, headers = p.LEGACY, header_version or p.DEFAULT_HTTP_VERSION, None
+    else:
+        # Not a legacy revision: the modern path checks it against `_meta` (-32020) and
+        # answers unknown versions with -32022 and the list of supported ones.
+        era, version = p.MODERN, header_version
+        # RFC 9110 §5.5: a field value excludes leading and trailing whitespace.
+        headers = {
+            name: request.headers[name].strip(" \t")
+            for name in MCP_HEADERS
+            if name in request.headers
+        }
+    ctx = RequestContext(
+        transport="http", era=era, protocol_version=version, headers=headers, push=True
+    )
+    if era == p.LEGACY:
+        rejected = sessions.attach(request, ctx, body)
+        if rejected is not None:
+            return rejected
+        ctx.deliver = answers.deliver
+    server = get_server()
+    dispatcher = Dispatcher(server)
+    try:
+        message = orjson.loads(body)
+    except orjson.JSONDecodeError:
+        return json_response(dispatcher.handle_payload(body, ctx))  # answers the parse error
+    if isinstance(message, list):
+        response = json_response(dispatcher.handle_decoded(message, ctx))
+    else:
+        prepared = dispatcher.prepare(message, ctx)
+        if isinstance(prepared, Reply):
+            response = json_response(prepared)
+        elif prepared.method.stream:
+            response = _listen(request, server, prepared)
+        elif calls.wants_live(prepared, accept):
+            return calls.respond(request, prepared)
+        else:
+            response = json_response(Reply(*prepared.run()))
+    key = getattr(ctx.session, "key", None)
+    if key:  # initialize minted a session
+        response[sessions.HEADER] = key
+    return response
+
+
+def _listen(request, server, call: Call):
+    """subscriptions/listen: its result (the honored filter) opens the stream."""
+    body, status = call.run()
+    if "error" in body:
+        return json_response(Reply(body, status))
+    feed = server.change_feed or NO_CHANGES
+    return streams.listen_response(request, feed, call.request_id, body["result"]["notifications"])

@@ -1,0 +1,42 @@
+"""The lean WSGI handler for /wp-json/: Django's `WSGIHandler` with `settings.MCP_MIDDLEWARE`
+instead of `MIDDLEWARE` (config/wsgi.py routes to it).
+
+Why: the MCP path is the hot one (bench/mcp.py), and sessions, auth, messages, CSRF, frame
+options and WhiteNoise do nothing for a CSRF-exempt JSON API but cost CPU on every call.
+Django has no public way to build a handler from another middleware list, so `load_middleware`
+below mirrors `BaseHandler.load_middleware` (synchronous middleware only, as the listed ones
+are) over the other list. That is an internal we lean on: tests/mcp/test_wsgi_seam.py compares
+this handler's state with a stock handler's and fingerprints the Django method mirrored here,
+so a Django upgrade that changes it fails a named test instead of production.
+"""
+
+from django.conf import settings
+from django.core.handlers.exception import convert_exception_to_response
+from django.core.handlers.wsgi import WSGIHandler
+from django.utils.module_loading import import_string
+
+
+class LeanHandler(WSGIHandler):
+    def load_middleware(self, is_async=False):
+        self._view_middleware = []
+        self._template_response_middleware = []
+        self._exception_middleware = []
+        handler = convert_exception_to_response(self._get_response)
+        for path in reversed(settings.MCP_MIDDLEWARE):
+            instance = import_string(path)(handler)
+            if hasattr(instance, "process_view"):
+                self._view_middleware.insert(0, instance.process_view)
+            if hasattr(instance, "process_template_response"):
+                self._template_response_middleware.append(instance.process_template_response)
+            if hasattr(instance, "process_exception"):
+                self._exception_middleware.append(instance.process_exception)
+            handler = convert_exception_to_response(instance)
+        self._middleware_chain = handler
+
+    def get_response(self, request):
+        response = super().get_response(request)
+        # CommonMiddleware's job on the site: a length lets the server keep the connection
+        # alive without chunked encoding.
+        if not response.streaming and not response.has_header("Content-Length"):
+            response.headers["Content-Length"] = str(len(response.content))
+        return response

@@ -1,0 +1,50 @@
+"""The WSGI entry point (config/wsgi.py): /wp-json/ requests go to a handler with the lean
+MCP middleware list, everything else to the site's; both keep Host validation and the
+security headers."""
+
+import json
+
+import pytest
+
+from config import wsgi
+from tests.wsgi_client import MCP, PING, call
+
+
+@pytest.fixture
+def lean_handler_seen(monkeypatch):
+    """Records which handler served each request."""
+    seen = []
+    for name in ("mcp_application", "site_application"):
+        handler = getattr(wsgi, name)
+        monkeypatch.setattr(
+            wsgi, name, lambda env, sr, h=handler, n=name: seen.append(n) or h(env, sr)
+        )
+    return seen
+
+
+@pytest.mark.django_db(transaction=True)
+def test_mcp_requests_take_the_lean_handler(lean_handler_seen):
+    """A POST to the MCP endpoint is answered by the lean handler, with a length (keep-alive
+    without chunking), the security headers and no cookie or Vary: Cookie."""
+    status, headers, content = call(MCP, method="POST", body=PING, accept="application/json")
+    assert lean_handler_seen == ["mcp_application"]
+    assert status == 200 and json.loads(content)["result"] == {}
+    assert headers["content-length"] == str(len(content))
+    assert headers["x-content-type-options"] == "nosniff"
+    assert "set-cookie" not in headers and "cookie" not in headers.get("vary", "").lower()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_lean_handler_still_validates_the_host(lean_handler_seen):
+    """A Host outside ALLOWED_HOSTS gets the MCP JSON 400, not Django's HTML page."""
+    status, _headers, content = call(MCP, method="POST", body=PING, host="evil.example")
+    assert lean_handler_seen == ["mcp_application"]
+    assert status == 400 and json.loads(content)["error"]["code"] == -32600
+
+
+@pytest.mark.django_db(transaction=True)
+def test_pages_take_the_site_handler(lean_handler_seen):
+    """Reader pages keep the full middleware list (frame options among them)."""
+    status, headers, _content = call("/")
+    assert lean_handler_seen == ["site_application"]
+    assert status == 200 and headers["x-frame-options"] == "DENY"

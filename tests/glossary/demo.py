@@ -1,0 +1,30 @@
+"""Facts about the demo content (glossary/demo/) that several tests rely on."""
+
+# Slugs other parts of the project (search tests, MCP examples, articles) refer to by name.
+REQUIRED_TERM_SLUGS = {
+    "json-rpc",
+    "mcp",
+    "sse",
+    "streamable-http",
+    "oauth-dla-agentow",
+    "agent-readiness",
+    "context-engineering",
+    "a2a",
+    "lsp",
+    "dap",
+    "rest",
+    "websocket",
+    "stdio",
+    "capability-negotiation",
+    "serwer-mcp",
+    "klient-mcp",
+    "agent",
+    "powiadomienie",
+    "narzedzie",
+    "zasob",
+    "prompt",
+    "sesja",
+    "transport",
+    "okno-kontekstowe",
+    "slownik",
+}

@@ -1,0 +1,158 @@
+"""Content model rules: slugs, constraints, derived fields, visibility."""
+
+from datetime import timedelta
+
+import pytest
+from django.core.exceptions import ValidationError
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+
+from glossary.models import Article, Series, Status, Term
+from glossary.polish import index_letter, polish_slugify, sort_key
+from tests.factories import make_article, make_draft_term, make_future_term, make_term
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.mark.parametrize(
+    ("name", "slug"),
+    [
+        ("OAuth dla agentów", "oauth-dla-agentow"),
+        ("Łańcuch", "lancuch"),
+        ("Źdźbło żółci", "zdzblo-zolci"),
+        ("JSON-RPC", "json-rpc"),
+        ("Streamable HTTP", "streamable-http"),
+        ("  Agent   readiness ", "agent-readiness"),
+    ],
+)
+def test_slugs_fold_polish_letters(name, slug):
+    """A slug keeps every Polish letter as its ASCII base letter, ł included."""
+    assert polish_slugify(name) == slug
+
+
+def test_term_slug_is_generated_from_name():
+    """A term saved without a slug gets the Polish-aware slug of its name."""
+    assert make_term("Łańcuch narzędzi").slug == "lancuch-narzedzi"
+
+
+def test_polish_alphabetical_order():
+    """Sort keys follow the Polish alphabet (A Ą B C Ć … Ł … Ś … Ź Ż), not byte order."""
+    names = [
+        "Żaba",
+        "Zebra",
+        "Łódź",
+        "Lampa",
+        "Ćma",
+        "Cebula",
+        "Ąb",
+        "Azot",
+        "Źrebię",
+        "Śruba",
+        "Sos",
+    ]
+    expected = [
+        "Azot",
+        "Ąb",
+        "Cebula",
+        "Ćma",
+        "Lampa",
+        "Łódź",
+        "Sos",
+        "Śruba",
+        "Zebra",
+        "Źrebię",
+        "Żaba",
+    ]
+    assert sorted(names, key=sort_key) == expected
+
+
+@pytest.mark.parametrize(
+    ("name", "letter"),
+    [("Łańcuch", "Ł"), ("agent", "A"), ("Ósemka", "O"), ("2FA", "#"), ("Émile", "E")],
+)
+def test_index_letter(name, letter):
+    """Each name is filed under its Polish first letter; digits and symbols under '#'."""
+    assert index_letter(name) == letter
+
+
+def test_term_name_is_unique_case_insensitively():
+    """Two terms cannot differ only by letter case: the database refuses it."""
+    make_term("MCP")
+    with pytest.raises(IntegrityError), transaction.atomic():
+        make_term("mcp", slug="mcp-2")
+
+
+def test_published_term_needs_short_definition_in_database():
+    """The database itself refuses a published term without a short definition."""
+    with pytest.raises(IntegrityError), transaction.atomic():
+        Term.objects.create(name="Pusty", status=Status.PUBLISHED, short_definition="")
+
+
+def test_published_term_needs_short_definition_in_validation():
+    """Form validation reports the missing definition with a machine-readable code."""
+    term = Term(name="Pusty", slug="pusty", status=Status.PUBLISHED)
+    with pytest.raises(ValidationError) as err:
+        term.full_clean()
+    assert err.value.error_dict["short_definition"][0].code == "definition_required"
+
+
+def test_short_definition_is_limited_to_300_characters():
+    """A short definition over 300 characters fails validation."""
+    term = Term(name="Długi", slug="dlugi", short_definition="x" * 301)
+    with pytest.raises(ValidationError) as err:
+        term.full_clean()
+    assert "short_definition" in err.value.error_dict
+
+
+def test_publishing_stamps_published_at():
+    """Publishing without a date publishes now."""
+    term = make_draft_term("Szkic")
+    assert term.published_at is None
+    term.status = Status.PUBLISHED
+    term.save()
+    assert term.published_at is not None and term.published_at <= timezone.now()
+
+
+def test_published_filters_drafts_and_future_entries():
+    """`published()` is the one visibility rule: drafts and future-dated entries are excluded."""
+    visible = make_term("Widoczne")
+    make_draft_term("Szkic")
+    make_future_term("Jutro")
+    assert list(Term.objects.published()) == [visible]
+
+
+def test_markdown_is_rendered_and_sanitized_on_save():
+    """The body is rendered to HTML on save and hostile markup never survives."""
+    term = make_term(
+        "Bezpieczne", body="**gruby** <script>alert(1)</script> [x](javascript:alert(1))"
+    )
+    assert "<strong>gruby</strong>" in term.body_html
+    assert "<script" not in term.body_html and 'href="javascript:' not in term.body_html
+
+
+def test_synonyms_are_trimmed_and_deduplicated():
+    """Synonyms are stored as distinct trimmed strings."""
+    term = make_term(
+        "SSE", synonyms=[" Server-Sent Events ", "server-sent events", "", "SSE stream"]
+    )
+    assert term.synonyms == ["Server-Sent Events", "SSE stream"]
+
+
+def test_related_terms_are_symmetrical():
+    """Relating A to B makes B related to A."""
+    a, b = make_term("A1"), make_term("B1")
+    a.related.add(b)
+    assert list(b.related.all()) == [a]
+
+
+def test_series_requires_order():
+    """An article in a series must have a position in it (database constraint)."""
+    series = Series.objects.create(name="Seria", slug="seria")
+    with pytest.raises(IntegrityError), transaction.atomic():
+        Article.objects.create(title="Bez numeru", series=series)
+
+
+def test_future_article_is_not_published():
+    """An article scheduled for tomorrow is not visible yet."""
+    make_article("Jutro", published_at=timezone.now() + timedelta(days=1))
+    assert not Article.objects.published().exists()

@@ -1,0 +1,446 @@
+"""The search engine (`glossary/search.py`): what it matches, how it ranks, what it never shows,
+how many queries it costs, and (on PostgreSQL) that its conditions can use the indexes."""
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+from django.urls import reverse
+
+from glossary import search
+from glossary.importexport import SourceRow
+from glossary.importing import import_terms
+from glossary.models import Term
+from glossary.stemming import deletion_keys, document_stems, query_stems
+from tests.factories import make_article, make_draft_term, make_future_term, make_term
+
+pytestmark = pytest.mark.django_db
+
+
+def slugs(hits):
+    return [hit.slug for hit in hits]
+
+
+@pytest.fixture
+def glossary():
+    """A small glossary with names that compete for the same queries."""
+    return {
+        "slownik": make_term(
+            "Słownik", short_definition="Zbiór pojęć z definicjami.", synonyms=["glossary"]
+        ),
+        "serwer": make_term(
+            "Serwer MCP",
+            short_definition="Program udostępniający narzędzia agentom.",
+            synonyms=["MCP server", "serwera MCP"],
+            body="Serwer odpowiada na żądania klientów.",
+        ),
+        "sse": make_term(
+            "SSE",
+            short_definition="Jednokierunkowy strumień zdarzeń przez HTTP.",
+            synonyms=["Server-Sent Events"],
+        ),
+        "jsonrpc": make_term("JSON-RPC", short_definition="Protokół zdalnego wywołania procedur."),
+        "streamable": make_term(
+            "Streamable HTTP", short_definition="Transport MCP oparty na jednym punkcie HTTP."
+        ),
+        "agent": make_term("Agent", short_definition="Program działający w imieniu użytkownika."),
+        "kontekst": make_term(
+            "Context engineering",
+            short_definition="Dobór tego, co trafia do kontekstu modelu.",
+            synonyms=["inżynieria kontekstu"],
+        ),
+        "powiadomienie": make_term(
+            "Powiadomienie", short_definition="Wiadomość JSON-RPC bez identyfikatora."
+        ),
+    }
+
+
+# --- Stems ---------------------------------------------------------------------------------
+
+
+def test_inflected_forms_share_a_stem():
+    """Snowball Polish reduces inflected forms (diacritics kept or typed without) to one stem."""
+    assert document_stems("serwerów").split() == document_stems("serwer").split() == ["serwer"]
+    assert "agent" in query_stems("agentow")  # "ów" typed as "ow"
+    assert document_stems("powiadomienia") == document_stems("powiadomień")
+
+
+def test_compounds_are_found_by_parts_and_glued():
+    """A hyphenated name gives its parts and the glued word ("JSON-RPC": json, rpc, jsonrpc)."""
+    assert set(document_stems("JSON-RPC").split()) == {"json", "rpc", "jsonrpc"}
+
+
+def test_deletion_keys_link_a_swap_of_letters():
+    """ "agnet" and "agent" share a one-deletion key; words under five letters get none."""
+    assert set(deletion_keys("agnet")) & set(deletion_keys("agent"))
+    assert deletion_keys("mcp") == []
+
+
+# --- Matching ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("query", ["slownik", "SŁOWNIK", "słownik", "  Słownik  "])
+def test_case_and_diacritics_are_folded(glossary, query):
+    """Case, Polish diacritics (ł included) and surrounding spaces do not matter."""
+    hits = search.term_search(query=query)
+    assert hits[0].slug == "slownik" and hits[0].match == "name" and hits[0].score == 1.0
+
+
+@pytest.mark.parametrize(
+    ("query", "slug"),
+    [
+        ("serwerów", "serwer-mcp"),
+        ("serwerem", "serwer-mcp"),
+        ("agentów", "agent"),
+        ("agentow", "agent"),
+        ("powiadomienia", "powiadomienie"),
+        ("powiadomien", "powiadomienie"),
+    ],
+)
+def test_inflected_queries_find_the_term(glossary, query, slug):
+    """Inflected forms, with or without diacritics, find the base term first."""
+    assert slugs(search.term_search(query=query))[0] == slug
+
+
+@pytest.mark.parametrize(
+    ("query", "slug"),
+    [("strimable http", "streamable-http"), ("agnet", "agent"), ("slownk", "slownik")],
+)
+def test_typos_in_long_words_are_tolerated(glossary, query, slug):
+    """One or two edits in words of five letters or more still find the term (tier "fuzzy")."""
+    hits = search.term_search(query=query)
+    assert hits[0].slug == slug and hits[0].match == "fuzzy"
+
+
+def test_short_words_need_no_typo_tolerance(glossary):
+    """A three-letter query with a typo finds nothing instead of random names."""
+    assert search.term_search(query="mcq") == []
+
+
+@pytest.mark.parametrize(
+    ("query", "slug"),
+    [("Server-Sent Events", "sse"), ("server sent events", "sse"), ("glossary", "slownik")],
+)
+def test_synonyms_and_english_names_rank_high(glossary, query, slug):
+    """An exact synonym (punctuation ignored) is the "synonym" tier, right after exact names."""
+    hit = search.term_search(query=query)[0]
+    assert (hit.slug, hit.match) == (slug, "synonym")
+
+
+def test_abbreviation_part_of_a_compound(glossary):
+    """ "RPC" finds "JSON-RPC" through its hyphenated part."""
+    assert slugs(search.term_search(query="RPC"))[0] == "json-rpc"
+
+
+def test_words_in_any_order(glossary):
+    """Multi-word queries match names whatever the order of the words."""
+    hit = search.term_search(query="engineering context")[0]
+    assert (hit.slug, hit.match) == ("context-engineering", "words")
+    assert slugs(search.term_search(query="http streamable"))[0] == "streamable-http"
+
+
+@pytest.mark.parametrize(("query", "first"), [("s", "serwer-mcp"), ("SS", "sse"), ("ag", "agent")])
+def test_one_or_two_letters_match_name_prefixes(glossary, query, first):
+    """One or two letters match name prefixes only (never definitions or bodies)."""
+    hits = search.term_search(query=query)
+    assert hits[0].slug == first
+    assert all(
+        h.title.casefold().startswith(query.casefold()) for h in hits if h.match != "synonym"
+    )
+
+
+# --- Ranking -------------------------------------------------------------------------------
+
+
+def test_ranking_tiers(glossary):
+    """Exact name > name prefix > definition > body, and scores fall in that order."""
+    make_term("Serwerownia", short_definition="Pomieszczenie z maszynami.")
+    make_term("Klaster", short_definition="Zespół maszyn, w tym każdy serwer.")
+    hits = search.term_search(query="serwer")
+    order = [(h.slug, h.match) for h in hits]
+    assert order[:2] == [("serwer-mcp", "prefix"), ("serwerownia", "prefix")]
+    assert ("klaster", "definition") in order
+    scores = [h.score for h in hits]
+    assert scores == sorted(scores, reverse=True)
+    assert all(s < 1.0 for s in scores)
+
+
+def test_exact_name_beats_synonym_and_prefix(glossary):
+    """A term named exactly like the query comes before one listing it as a synonym."""
+    make_term("MCP", short_definition="Model Context Protocol.")
+    hits = search.term_search(query="mcp")
+    assert (hits[0].slug, hits[0].match, hits[0].score) == ("mcp", "name", 1.0)
+
+
+def test_ties_are_broken_deterministically():
+    """Equal matches come in Polish alphabetical order, then by id."""
+    for name in ["Żuraw", "Zebra", "Źrebię", "Zamek"]:
+        make_term(name, short_definition="Coś z kolejką w treści.")
+    hits = search.term_search(query="kolejka")
+    assert [h.title for h in hits] == ["Zamek", "Zebra", "Źrebię", "Żuraw"]
+
+
+def test_snippet_marks_matches_and_escapes_html():
+    """The snippet escapes hostile HTML and marks the matched words, inflected ones too."""
+    make_term("Parser", short_definition="<script>alert(1)</script> parsuje serwerów listy.")
+    hit = search.term_search(query="serwer parser")
+    assert hit == [] or "<script>" not in hit[0].snippet
+    hit = search.term_search(query="parser")[0]
+    assert "<script>" not in hit.snippet and "&lt;script&gt;" in hit.snippet
+    assert "<mark>" not in search.highlight("<b>x</b>", "serwer")
+    assert search.highlight("Lista serwerów MCP", "serwer") == "Lista <mark>serwerów</mark> MCP"
+
+
+def test_articles_rank_title_then_lead_then_body():
+    """Articles: a title match first, then lead, then body."""
+    body = make_article("Inne", lead="Nic.", body="Tu jest o agentach.")
+    lead = make_article("Drugie", lead="Wstęp o agentach.")
+    title = make_article("Agentowe wzorce", lead="Wstęp.")
+    hits = search.article_search(query="agent")
+    assert [h.id for h in hits] == [title.id, lead.id, body.id]
+    assert hits[0].match in ("title", "prefix")
+    assert [h.match for h in hits[1:]] == ["lead", "body"]
+
+
+def test_search_page_results_and_exact_jump(glossary):
+    """`search()` fills terms and articles; an exact name is offered as `exact`."""
+    results = search.search(query="Słownik")
+    assert results.exact is not None and results.exact.slug == "slownik"
+    assert search.search(query="serwera").exact is None
+
+
+def test_did_you_mean_only_when_nothing_matches(glossary):
+    """With no results the page gets "did you mean" suggestions of similar names."""
+    results = search.search(query="agentt kwiatowa")
+    assert results.terms == [] and results.articles == []
+    assert "agent" in slugs(results.suggestions)
+    assert search.search(query="agent").suggestions == []
+
+
+def test_suggest_terms_accepts_a_mistyped_slug(glossary):
+    """A mistyped slug (as `get_term` receives it) gets close names suggested."""
+    assert slugs(search.suggest_terms(text="serwer-mpc"))[0] == "serwer-mcp"
+
+
+# --- Visibility ----------------------------------------------------------------------------
+
+
+def test_drafts_and_scheduled_entries_never_appear():
+    """Every engine function starts from `published()`: drafts and future entries stay hidden."""
+    make_draft_term("Tajnyszkic", short_definition="Sekret.")
+    make_future_term("Tajnyplan", short_definition="Sekret.")
+    make_article("Tajnyartykuł", status="draft", lead="Sekret.")
+    make_term("Jawny", short_definition="Nie sekret.")
+    for query in ["tajny", "tajnyszkic", "tajnyplan", "sekret", "ta", "tajnyszkc"]:
+        found = search.term_search(query=query) + search.article_search(query=query)
+        found += search.suggest_terms(text=query)
+        assert not [h for h in found if h.title.startswith("Tajny")], query
+    assert search.complete_term_slugs(prefix="tajny") == []
+    assert search.complete_article_slugs(prefix="tajny") == []
+
+
+# --- Robustness ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "query", ["", "   ", "%", "_", "\\", "'", "a%b_c", "!!!", "x" * 5000, "zażółć " * 100, None, 42]
+)
+def test_hostile_or_odd_input_never_fails(glossary, query):
+    """Wildcards, quotes, backslashes, huge or non-text input: results or nothing, no error."""
+    assert isinstance(search.term_search(query=query), list)
+    assert isinstance(search.article_search(query=query), list)
+    assert isinstance(search.suggest_terms(text=query), list)
+    assert isinstance(search.search(query=query), search.SearchResults)
+
+
+def test_like_wildcards_are_literal(glossary):
+    """ "%" or "_" in a query is a character, not a wildcard that matches every name."""
+    assert search.term_search(query="s%") == []
+    assert search.term_search(query="_") == []
+
+
+def test_limit_is_bounded(glossary):
+    """A silly limit is clamped instead of failing or dumping the table."""
+    assert len(search.term_search(query="s", limit=0)) == 1
+    assert len(search.term_search(query="s", limit="x")) <= 10
+
+
+# --- Derived columns ----------------------------------------------------------------------
+
+
+def test_save_refreshes_search_columns(glossary):
+    """Renaming a term through save() makes the new name findable and the old one not."""
+    term = glossary["agent"]
+    term.name = "Automat"
+    term.save()
+    assert slugs(search.term_search(query="automatem")) == ["agent"]
+    assert "agent" not in slugs(search.term_search(query="agent"))
+
+
+def test_bulk_import_fills_search_columns():
+    """Terms written by the bulk import service are searchable at once (refresh_derived)."""
+    rows = [
+        SourceRow(
+            position=f"wiersz {i}",
+            data={
+                "name": name,
+                "slug": slug,
+                "short_definition": "Definicja.",
+                "synonyms": synonyms,
+                "status": "published",
+            },
+        )
+        for i, (name, slug, synonyms) in enumerate(
+            [
+                ("Kolejka komunikatów", "kolejka-komunikatow", ["message queue"]),
+                ("Broker", "broker", ["pośrednik"]),
+            ],
+            start=1,
+        )
+    ]
+    import_terms(rows)
+    assert Term.objects.filter(stems_names__contains=" kolejk").exists()
+    assert slugs(search.term_search(query="kolejki komunikatow"))[0] == "kolejka-komunikatow"
+    assert slugs(search.term_search(query="posrednikiem"))[0] == "broker"
+
+
+# --- Query counts -------------------------------------------------------------------------
+
+
+def test_query_counts_are_constant(glossary, django_assert_num_queries):
+    """term_search, article_search, suggest_terms: 1 query; search(): 2 (3 with suggestions)."""
+    make_article("Agenci", lead="O agentach.")
+    with django_assert_num_queries(1):
+        search.term_search(query="serwera mcp")
+    with django_assert_num_queries(1):
+        search.term_search(query="ag")
+    with django_assert_num_queries(1):
+        search.article_search(query="agent")
+    with django_assert_num_queries(1):
+        search.suggest_terms(text="serwr")
+    with django_assert_num_queries(2):
+        search.search(query="agent")
+    with django_assert_num_queries(3):
+        search.search(query="zzzzzz qqqqqq")
+
+
+# --- PostgreSQL: the indexes are usable -----------------------------------------------------
+
+
+@pytest.mark.postgres
+@pytest.mark.parametrize("query", ["serwera mcp", "strimable http", "agnet"])
+def test_postgres_every_match_condition_has_an_index(glossary, query):
+    """Each OR-ed condition of `term_search` is an operator an index serves (trigram `LIKE`,
+    `<%`, tsvector `@@`, array `&&`, btree `=`/prefix), so none forces a scan of the table."""
+    arms = search.term_match_arms(search._Query(query))
+    assert len(arms) >= 7  # typo arms included
+    with connection.cursor() as cursor:
+        cursor.execute("SET LOCAL enable_seqscan = off")
+        for sql, params, *_cap in arms:
+            explain = f"EXPLAIN SELECT id FROM glossary_term WHERE {sql}"  # noqa: S608 - our SQL
+            cursor.execute(explain, params)
+            plan = "\n".join(row[0] for row in cursor.fetchall())
+            assert "Seq Scan" not in plan and "Index" in plan, (sql, plan)
+
+
+@pytest.mark.postgres
+def test_postgres_short_query_reads_the_prefix_index(glossary):
+    """A one- or two-letter query reads the C-collation btree in order (no sort of all rows).
+
+    The plan is checked on a table large enough, and analyzed, for the planner's choice to be
+    the production one: on a few dozen rows with stale statistics any index is as good."""
+    Term.objects.bulk_create(
+        [
+            Term(
+                name=f"{a}{b} pojęcie {i}",
+                slug=f"{a}{b}-pojecie-{i}",
+                short_definition="Wypełnienie tabeli.",
+                status="published",
+                published_at=glossary["agent"].published_at,
+            )
+            for i, (a, b) in enumerate(
+                (a, b) for a in "abcdefghijklmnoprstuwz" for b in "aeiouy" for _ in range(15)
+            )
+        ]
+    )
+    for term in Term.objects.filter(slug__contains="-pojecie-"):
+        term.refresh_derived()
+        term.save()
+    with connection.cursor() as cursor:
+        cursor.execute("ANALYZE glossary_term")
+    with CaptureQueriesContext(connection) as ctx:
+        search.term_search(query="se")
+    with connection.cursor() as cursor:
+        cursor.execute("EXPLAIN " + ctx.captured_queries[-1]["sql"])
+        plan = "\n".join(row[0] for row in cursor.fetchall())
+    assert "glossary_term_name_folded_c" in plan, plan
+
+
+@pytest.mark.postgres
+def test_postgres_generated_vector_follows_updates(glossary):
+    """The stored tsvector is regenerated by PostgreSQL whenever the stem columns change."""
+    term = glossary["agent"]
+    term.body = "Zupełnie nowe słowo: hipopotam."
+    term.save()
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT search_vector @@ to_tsquery('simple', %s) FROM glossary_term WHERE id = %s",
+            [document_stems("hipopotam").strip(), term.id],
+        )
+        assert cursor.fetchone()[0] is True
+
+
+# --- Entry points: page, suggestions endpoint, admin ----------------------------------------
+
+
+def test_search_page_shows_highlighted_snippets(client, glossary):
+    """The search page lists hits with the matched words in <mark>, hostile HTML escaped."""
+    make_term("Kolejka", short_definition="Kolejka <img src=x onerror=alert(1)> serwerów.")
+    response = client.get(reverse("glossary:search"), {"q": "serwerami"})
+    text = response.content.decode()
+    assert "<mark>serwerów</mark>" in text
+    assert "<img src=x" not in text
+
+
+def test_suggestions_endpoint(client, glossary, django_assert_num_queries):
+    """`/szukaj/podpowiedzi/?q=` answers at most 8 published names as JSON, cacheable, in one
+    query; drafts never appear; an empty query costs nothing."""
+    make_draft_term("Serwerownia tajna", short_definition="Szkic.")
+    for i in range(12):
+        make_term(f"Serwer zapasowy {i}", short_definition="Kopia.")
+    url = reverse("glossary:search_suggest")
+    with django_assert_num_queries(1):
+        response = client.get(url, {"q": "serw"})
+    data = response.json()
+    assert response["Content-Type"] == "application/json"
+    assert "public" in response["Cache-Control"] and "max-age=300" in response["Cache-Control"]
+    assert 0 < len(data) <= 8
+    assert set(data[0]) == {"name", "slug", "url"}
+    assert data[0]["url"] == reverse("glossary:term", args=[data[0]["slug"]])
+    assert not [item for item in data if "tajna" in item["name"]]
+    with django_assert_num_queries(0):
+        assert client.get(url, {"q": "  "}).json() == []
+
+
+@pytest.mark.parametrize("query", ["%", "<script>", "\x00x", "a" * 1000])
+def test_suggestions_endpoint_survives_odd_input(client, glossary, query):
+    """Odd or hostile input gives a JSON list (maybe empty), never a 500."""
+    response = client.get(reverse("glossary:search_suggest"), {"q": query})
+    assert response.status_code == 200 and isinstance(response.json(), list)
+
+
+def test_search_box_loads_the_suggestion_script(client, glossary):
+    """Every page's search box points the progressive-enhancement script at the endpoint."""
+    text = client.get(reverse("glossary:home")).content.decode()
+    text += client.get(reverse("glossary:index")).content.decode()
+    assert 'data-suggest-url="/szukaj/podpowiedzi/"' in text
+    assert "js/suggest.js" in text
+
+
+def test_admin_search_uses_the_engine_and_sees_drafts(admin_client, glossary):
+    """The admin's term search finds inflected and mistyped names, drafts included."""
+    draft = make_draft_term("Kolejka komunikatów", short_definition="Szkic.")
+    url = reverse("admin:glossary_term_changelist")
+    for query in ["kolejkami", "kolejak komunikatow", "serwerów"]:
+        text = admin_client.get(url, {"q": query}).content.decode()
+        expected = draft if query != "serwerów" else glossary["serwer"]
+        assert reverse("admin:glossary_term_change", args=[expected.pk]) in text, query

@@ -1,0 +1,108 @@
+"""The WSGI replay of cached MCP answers (mcp_endpoint/transports/fastpath.py): a repeat is answered
+without Django with exactly the bytes the full path sends, costs one query (a miss costs no
+more than the full path), follows edits,
+and requests the full path must see (Origin, sessions, cache off) never take it."""
+
+import json
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
+from config import wsgi
+from tests.factories import make_term
+from tests.wsgi_client import MCP, call
+
+MODERN = "2026-07-28"
+
+
+def get_term(slug: str, rid, *, era: str = "legacy") -> tuple[bytes, dict]:
+    params: dict = {"name": "get_term", "arguments": {"slug": slug}}
+    headers = {"accept": "application/json, text/event-stream"}
+    if era == "modern":
+        params["_meta"] = {
+            "io.modelcontextprotocol/protocolVersion": MODERN,
+            "io.modelcontextprotocol/clientCapabilities": {},
+        }
+        headers.update(
+            {"mcp_protocol_version": MODERN, "mcp_method": "tools/call", "mcp_name": "get_term"}
+        )
+    body = {"jsonrpc": "2.0", "id": rid, "method": "tools/call", "params": params}
+    return json.dumps(body).encode(), headers
+
+
+@pytest.fixture
+def django_seen(monkeypatch):
+    """Records the requests that reached the Django MCP handler."""
+    seen = []
+    handler = wsgi.mcp_application
+    monkeypatch.setattr(wsgi, "mcp_application", lambda env, sr: seen.append(1) or handler(env, sr))
+    return seen
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize("era", ["legacy", "modern"])
+def test_a_repeat_is_replayed_with_the_same_bytes(django_seen, era):
+    """A repeat of a call the full path answered (another id) skips Django, costs one query
+    and gets the status, headers and body the full path sent, with its own id."""
+    make_term(name="Serwer MCP", slug="serwer-mcp")
+    body, headers = get_term("serwer-mcp", 1, era=era)
+    first = call(MCP, method="POST", body=body, **headers)  # computed, cached, learned
+    assert len(django_seen) == 1
+    body, headers = get_term("serwer-mcp", "abc", era=era)
+    with CaptureQueriesContext(connection) as queries:
+        replayed = call(MCP, method="POST", body=body, **headers)
+    assert len(django_seen) == 1 and len(queries) == 1
+    status, response_headers, content = replayed
+    assert status == 200 and response_headers == first[1] | {"content-length": str(len(content))}
+    expected = json.loads(first[2]) | {"id": "abc"}
+    assert json.loads(content) == expected
+    assert content == json.dumps(expected, separators=(",", ":"), ensure_ascii=False).encode()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_miss_reads_the_content_state_once(django_seen):
+    """A call the fast path cannot answer yet costs what the full path costs (the state read,
+    then get_term's two queries): the state the fast path read is handed on, not read again."""
+    make_term(name="Serwer MCP", slug="serwer-mcp")
+    body, headers = get_term("serwer-mcp", 1)
+    with CaptureQueriesContext(connection) as queries:
+        status, _headers, _content = call(MCP, method="POST", body=body, **headers)
+    assert status == 200 and len(django_seen) == 1
+    assert len(queries) == 1 + 2, [q["sql"] for q in queries]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_an_edit_reaches_the_next_replay(django_seen):
+    """An edit changes the content state, so the stored reply is not used again."""
+    term = make_term(name="Serwer MCP", slug="serwer-mcp", short_definition="Stara.")
+    body, headers = get_term("serwer-mcp", 1)
+    for _ in range(3):
+        call(MCP, method="POST", body=body, **headers)
+    term.short_definition = "Nowa."
+    term.save()
+    _status, _headers, content = call(MCP, method="POST", body=body, **headers)
+    assert json.loads(content)["result"]["structuredContent"]["shortDefinition"] == "Nowa."
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize(
+    "headers", [{"origin": "https://evil.example"}, {"mcp_session_id": "nieznana"}]
+)
+def test_origin_and_session_requests_take_the_full_path(django_seen, headers):
+    """Origin checks and sessions live in the view: such requests always reach Django."""
+    make_term(name="Serwer MCP", slug="serwer-mcp")
+    body, base = get_term("serwer-mcp", 1)
+    statuses = {call(MCP, method="POST", body=body, **base, **headers)[0] for _ in range(3)}
+    assert len(django_seen) == 3 and statuses <= {403, 404}
+
+
+@pytest.mark.django_db(transaction=True)
+def test_no_replay_when_the_result_cache_is_off(django_seen, settings):
+    """MCP_RESULT_CACHE_SIZE=0 (bench/mcp.py --no-cache) sends every call through Django."""
+    settings.MCP_RESULT_CACHE_SIZE = 0
+    make_term(name="Serwer MCP", slug="serwer-mcp")
+    body, headers = get_term("serwer-mcp", 1)
+    for _ in range(3):
+        assert call(MCP, method="POST", body=body, **headers)[0] == 200
+    assert len(django_seen) == 3
