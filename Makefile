@@ -33,6 +33,7 @@ migrate: $(VENV)/.installed
 
 demo: migrate
 	$(PY) manage.py load_demo --if-empty
+	$(PY) manage.py relink_texts -v 0
 
 run: demo
 	@echo
