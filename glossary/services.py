@@ -21,7 +21,7 @@ from multiprocessing import get_all_start_methods, get_context
 import reversion
 from django.core.exceptions import ValidationError
 from django.db import connection, transaction
-from django.db.models import CharField, Q, Value
+from django.db.models import CharField, F, Q, Value
 from django.db.models.functions import Cast, Concat
 from django.utils import formats, timezone
 
@@ -825,9 +825,12 @@ def delete_entries(*, entries, editor=None) -> int:
             reversion.add_to_revision(entry)
     term_ids = [entry.pk for entry in entries if isinstance(entry, Term)]
     befores = autolink.states_in_db(term_ids)
+    # Who mentions them must be read before the delete cascades over the mention rows.
+    terms, articles = autolink.texts_affected({pk: (b, None) for pk, b in befores.items()})
+    terms -= set(term_ids)
     for entry in entries:
         entry.delete()
-    _after_term_changes({pk: (before, None) for pk, before in befores.items()})
+    _after_term_changes({}, also_terms=terms, also_articles=articles)
     return len(entries)
 
 
@@ -886,9 +889,11 @@ def publish_due(*, now=None) -> list:
     since = clock.processed_until
     due: list = []
     for model in (Term, Article):
+        # Scheduled: last saved before its publication time. An entry published at once
+        # (published_at stamped on save, updated_at just after) was announced by that save.
         due += list(
             model.objects.published(now=now)
-            .filter(published_at__gt=since)
+            .filter(published_at__gt=since, updated_at__lt=F("published_at"))
             .order_by("published_at", "id")
         )
     term_states = autolink.states_in_db([entry.pk for entry in due if isinstance(entry, Term)])

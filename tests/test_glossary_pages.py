@@ -529,8 +529,9 @@ PAGES = [
     ("search", lambda w: reverse("glossary:search") + "?q=interf", 2),
     ("search-suggest", lambda w: reverse("glossary:search") + "?q=pamiec+kwiatowa", 3),
     ("search-exact", lambda w: reverse("glossary:search") + "?q=api", 2),
-    # Pages, terms, articles, categories, series: a count and a page each, bar the first.
-    ("sitemap", lambda w: reverse("glossary:sitemap"), 8),
+    # Terms, articles, categories, series: a count and a page each, but no series page when
+    # the count is 0 (the pages section needs no query).
+    ("sitemap", lambda w: reverse("glossary:sitemap"), 7),
     ("feed", lambda w: reverse("glossary:feed"), 1),
     # "Did you mean" for the address's last segment (glossary.search.suggest_terms).
     ("404", lambda w: "/nie-ma/", 1),
