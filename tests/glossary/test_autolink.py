@@ -2,6 +2,8 @@
 how stored links follow the glossary as it changes (publish, rename, unpublish, delete,
 scheduled publication), on both databases."""
 
+# ruff: noqa: E501 (case tables keep one case per line)
+
 import re
 from datetime import timedelta
 

@@ -1,6 +1,8 @@
 """Editors' tools: the live preview, revisions (every write path, diff, restore), Polish admin
 messages with plural forms, compiled translations, and scheduled publication events."""
 
+# ruff: noqa: E501 (case tables keep one case per line)
+
 import importlib
 import json
 import subprocess

@@ -1,5 +1,7 @@
 """Markdown that editors expect (markdown-it-py's own plugins), still sanitized by nh3."""
 
+# ruff: noqa: E501 (case tables keep one case per line)
+
 import pytest
 
 from glossary.markdown import render_markdown
