@@ -14,6 +14,7 @@ themselves for people who may change accounts.
 
 import difflib
 import re
+from datetime import datetime
 
 from django.contrib import admin, messages
 from django.contrib.admin.utils import unquote
@@ -29,6 +30,7 @@ from django.urls import path, reverse
 from django.utils import formats, timezone
 from django.utils.html import escape, format_html
 from django.utils.safestring import mark_safe
+from django.utils.text import capfirst
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy, ngettext
 from reversion.models import Version
@@ -580,6 +582,10 @@ def _inline_diff(old: str, new: str) -> str:
 
 def _display(model, name: str, value) -> str:
     field = model._meta.get_field(name)
+    if value is None:
+        return ""
+    if isinstance(value, datetime):
+        return formats.date_format(timezone.localtime(value), "j E Y, H:i")
     if field.choices:
         return str(dict(field.flatchoices).get(value, value))
     if isinstance(value, list):
@@ -599,10 +605,10 @@ def revision_diff(model, older, newer) -> list[dict]:
         if name == "id":
             continue
         before, after = old.get(name), new.get(name)
-        if older is not None and before == after:
-            continue
+        if before == after or (older is None and after in (None, "", [])):
+            continue  # unchanged, or empty in the first revision
         field = model._meta.get_field(name)
-        label = str(field.verbose_name).capitalize()
+        label = capfirst(field.verbose_name)
         if field.many_to_many:
             before, after = before or [], after or []
             related = field.related_model._default_manager.filter(pk__in={*before, *after})

@@ -12,6 +12,7 @@
   var shown = null;       // { link, tip } on screen
   var hideTimer = null;
   var lastPointer = "";   // "touch" when the last press was a finger
+  var openAtPress = null; // the link whose tooltip was open when the finger came down
 
   function place(link, tip) {
     var box = link.getBoundingClientRect();
@@ -65,9 +66,14 @@
     link.addEventListener("blur", function () {
       if (lastPointer !== "touch") hideNow();
     });
-    link.addEventListener("pointerdown", function (event) { lastPointer = event.pointerType; });
+    link.addEventListener("pointerdown", function (event) {
+      lastPointer = event.pointerType;
+      openAtPress = shown && shown.link;
+    });
     link.addEventListener("click", function (event) {
-      if (lastPointer === "touch" && !(shown && shown.link === link)) {
+      // A tap also focuses the link (which shows the tooltip): what counts is whether it
+      // was open before this tap.
+      if (lastPointer === "touch" && openAtPress !== link) {
         event.preventDefault(); // first tap: read the definition; second tap: go
         show(link, tip);
       }
