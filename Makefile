@@ -89,6 +89,7 @@ conformance: $(VENV)/.installed-dev conformance-install
 bench: $(VENV)/.installed-dev
 	@if [ -f bench/search.py ]; then scripts/with-postgres $(PY) bench/search.py $(BENCH_SEARCH_ARGS); fi
 	scripts/with-postgres $(PY) bench/mcp.py $(BENCH_MCP_ARGS)
+	scripts/with-postgres $(PY) bench/autolink.py $(BENCH_AUTOLINK_ARGS)
 
 clean:
 	rm -rf $(VENV) staticfiles .pytest_cache .ruff_cache .cache

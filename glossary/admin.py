@@ -308,14 +308,18 @@ class PublishableAdmin(PolishMessagesMixin, admin.ModelAdmin):
             .order_by("-revision__date_created", "-pk")
         )
         page = Paginator(versions, 20).get_page(request.GET.get("strona"))
-        rows = []
+        pairs = []
         for version in page:
             index = versions.index(version)
-            previous = versions[index + 1] if index + 1 < len(versions) else None
+            pairs.append((version, versions[index + 1] if index + 1 < len(versions) else None))
+        names = link_names(self.model, [v for pair in pairs for v in pair if v is not None])
+        rows = []
+        for version, previous in pairs:
+            index = versions.index(version)
             rows.append(
                 {
                     "version": version,
-                    "diff": revision_diff(self.model, previous, version),
+                    "diff": revision_diff(self.model, previous, version, names),
                     "restore_url": reverse(
                         self._url_name("restore"),
                         args=[obj.pk, version.pk],
@@ -595,9 +599,21 @@ def _display(model, name: str, value) -> str:
     return "" if value is None else str(value)
 
 
-def revision_diff(model, older, newer) -> list[dict]:
+def link_names(model, versions) -> dict[str, dict[int, str]]:
+    """The names of every entry the `versions` link to, per M2M field: one query per field
+    for a whole page of revisions."""
+    out: dict[str, dict[int, str]] = {}
+    for field in model._meta.many_to_many:
+        ids = {pk for version in versions for pk in version.field_dict.get(field.attname) or []}
+        related = field.related_model._default_manager.filter(pk__in=ids) if ids else []
+        out[field.attname] = {item.pk: str(item) for item in related}
+    return out
+
+
+def revision_diff(model, older, newer, names: dict[str, dict[int, str]]) -> list[dict]:
     """What changed from `older` to `newer` (Versions; `older` None = the first revision),
-    field by field: label and an HTML diff. Links are shown as the names they point to."""
+    field by field: label and an HTML diff. Links are shown as the names they point to
+    (`names`, from `link_names`)."""
     new = newer.field_dict
     old = older.field_dict if older is not None else {}
     changes = []
@@ -610,11 +626,9 @@ def revision_diff(model, older, newer) -> list[dict]:
         field = model._meta.get_field(name)
         label = capfirst(field.verbose_name)
         if field.many_to_many:
-            before, after = before or [], after or []
-            related = field.related_model._default_manager.filter(pk__in={*before, *after})
-            names = {item.pk: str(item) for item in related}
-            added = [names.get(pk, f"#{pk} (usunięte)") for pk in after if pk not in before]
-            removed = [names.get(pk, f"#{pk} (usunięte)") for pk in before if pk not in after]
+            before, after, known = before or [], after or [], names.get(name, {})
+            added = [known.get(pk, f"#{pk} (usunięte)") for pk in after if pk not in before]
+            removed = [known.get(pk, f"#{pk} (usunięte)") for pk in before if pk not in after]
             html = format_html(
                 "{}{}",
                 format_html("<ins>+ {}</ins> ", ", ".join(added)) if added else "",

@@ -172,6 +172,25 @@ def test_history_shows_who_when_and_a_readable_diff(editor_client, editor):
     assert "Przywróć tę wersję" in text
 
 
+def test_history_query_count_is_constant(editor_client, editor, django_assert_num_queries):
+    """The history page costs the same with 2 or 6 revisions (link names in one query per
+    link field, not per revision)."""
+    others = [make_term(f"Powiązane {i}") for i in range(5)]
+    term = services.save_term(Term(name="Kolejka", slug="kolejka"), editor=editor)
+    services.save_term(term, editor=editor, related=others[:1])
+    url_ = url(Term, "history", term.pk)
+    editor_client.get(url_)
+    from django.db import connection as db_connection
+    from django.test.utils import CaptureQueriesContext
+
+    with CaptureQueriesContext(db_connection) as small:
+        editor_client.get(url_)
+    for i in range(4):
+        services.save_term(term, editor=editor, related=others[: i + 2])
+    with django_assert_num_queries(len(small.captured_queries)):
+        assert editor_client.get(url_).status_code == 200
+
+
 def test_history_escapes_hostile_content(editor_client, editor):
     """Diffed text is escaped: an editor's HTML shows as text in the history."""
     term = services.save_term(Term(name="X", slug="x", body="a"), editor=editor)

@@ -135,6 +135,18 @@ def test_hostile_names_cannot_break_out_of_meta_tags(client):
     assert meta(text, "og:title") == '"><script>alert(1)</script>'
 
 
+def test_hostile_category_and_series_texts_are_escaped(client, world):
+    """Names and descriptions of categories and series are text on their pages."""
+    world.category.name, world.category.description = "<script>k()</script>", '"><img src=x>'
+    world.category.save()
+    world.series.name, world.series.description = "<script>s()</script>", "<b>opis</b>"
+    world.series.save()
+    for path in (world.category.get_absolute_url(), world.series.get_absolute_url()):
+        text = page(client, path)
+        assert "<script>k()" not in text and "<script>s()" not in text
+        assert "<img src=x>" not in text and "<b>opis</b>" not in text
+
+
 def test_article_byline_and_jsonld_author(client, world):
     """An article names its author in the byline and in its JSON-LD, and its series."""
     text = page(client, world.second.get_absolute_url())
