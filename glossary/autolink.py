@@ -25,7 +25,9 @@ from __future__ import annotations
 import itertools
 import re
 import threading
+from bisect import bisect_left
 from dataclasses import dataclass
+from functools import lru_cache
 
 import ahocorasick
 from django.db import DEFAULT_DB_ALIAS, connections
@@ -42,9 +44,6 @@ EXCLUDED_TAGS = frozenset(
     {"a", "code", "pre", "kbd", "samp", "h1", "h2", "h3", "h4", "h5", "h6", "script", "style"}
 )
 VOID_TAGS = frozenset({"br", "hr", "img", "wbr"})
-# nh3 (html5ever) always double-quotes attributes but leaves ">" raw inside them.
-_TAG = re.compile(r'<(/?)([a-zA-Z][a-zA-Z0-9]*)((?:"[^"]*"|[^>"])*)>')
-_WORD_OR_ENTITY = re.compile(r"&(?:#\d+|#x[0-9a-fA-F]+|[a-zA-Z]+);|[^\W_]+")
 _CLASS_ATTR = re.compile(r'\bclass="([^"]*)"')
 # What may stand between two words of one name: spaces, or one joining mark ("JSON-RPC",
 # "text/event-stream", "HTTP/1.1", "2.0").
@@ -55,7 +54,35 @@ _ENDING = re.compile(r"[a-ząćęłńóśźż]{1,3}")
 # Alternatives per name word from `query_stems`, multiplied out; more is never useful.
 _MAX_VARIANTS = 8
 
-BARRIER = 0
+# The automaton reads one string: each word is its stem id written as `width` characters of
+# base 64, each position from its own range (so a match can only start where a word does and
+# no trie node has more than 64 children — a single character per id would give the root one
+# child per stem, which pyahocorasick searches slowly); BARRIER stands where a match may not
+# continue.
+BARRIER = "\x01"
+_DIGIT_RANGES = 0x100
+
+
+def _encoder(count: int):
+    width = 1
+    while 64**width <= count:
+        width += 1
+    digits = [
+        [chr(_DIGIT_RANGES + 64 * position + d) for d in range(64)] for position in range(width)
+    ]
+
+    def encode(number: int) -> str:
+        chars = []
+        for position in range(width):
+            number, digit = divmod(number, 64)
+            chars.append(digits[position][digit])
+        return "".join(chars)
+
+    return width, encode
+
+
+# Written words remembered per linker (their stem ids); a dict this size is a few MB.
+_KNOWN_WORDS = 200_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,182 +105,215 @@ class Result:
     term_ids: tuple[int, ...]  # linked terms, in order of appearance
 
 
-@dataclass(slots=True)
-class _Pattern:
-    target: int  # index into Linker.targets
-    length: int
-    exact: str | None  # the exact surface (case kept) an acronym or short name needs
-    own_name: bool  # the term's name, not a synonym: wins a shared pattern
-
-
 def _is_acronym(name: str) -> bool:
     letters = [ch for ch in name if ch.isalpha()]
     return bool(letters) and all(ch.isupper() for ch in letters) and len(name) <= 6
 
 
+@lru_cache(maxsize=262_144)
+def form_stems(form: str) -> tuple[tuple[tuple[str, ...], ...], str | None]:
+    """The stem sequences a name or synonym is found by (the word stems, and for a word
+    typed without diacritics the stems of the endings it may have lost: `query_stems`), and
+    the exact letters an acronym or a one/two-letter name must be written with. Cached: a
+    rebuild after one edit recomputes only the forms that changed."""
+    parts = words(form)
+    if not parts:
+        return (), None
+    exact = None
+    if len(parts) == 1 and (_is_acronym(form) or len(parts[0]) <= 2):
+        exact = re.sub(r"[\W_]+", "", form)
+    alternatives = [query_stems(part) for part in parts]
+    variants = tuple(itertools.islice(itertools.product(*alternatives), _MAX_VARIANTS))
+    return variants, exact
+
+
+# One pass over the HTML: a tag, an entity or a word (the same word rule as `stemming.words`).
+# nh3 (html5ever) always double-quotes attributes but leaves ">" raw inside them.
+_TOKEN = re.compile(
+    r'<(/?)([a-zA-Z][a-zA-Z0-9]*)((?:"[^"]*"|[^>"])*)>'
+    r"|&(?:#\d+|#x[0-9a-fA-F]+|[a-zA-Z]+);"
+    r"|[^\W_]+"
+)
+
+
 class Linker:
-    """One automaton over the names and synonyms of `terms`; `link()` is thread-safe."""
+    """One automaton over the names and synonyms of `terms`; `link()` is thread-safe.
+
+    Patterns are strings of stem ids, one character per word; each value is (term index,
+    length in words, exact surface or None, is the term's own name)."""
 
     def __init__(self, terms: list[tuple[Target, list[str]]]) -> None:
         self.targets: list[Target] = []
-        self.vocabulary: dict[str, int] = {}
-        patterns: dict[tuple[int, ...], _Pattern] = {}
+        self.vocabulary: dict[str, str] = {}  # stem -> its code
+        self._anchors: dict[int, str] = {}
+        patterns: dict[tuple[int, ...], tuple] = {}
+        numbers: dict[str, int] = {}
         for target, names in terms:
             index = len(self.targets)
             self.targets.append(target)
             for position, name in enumerate(names):
-                for key, exact in self._keys(name):
-                    pattern = _Pattern(index, len(key), exact, position == 0)
+                variants, exact = form_stems(name)
+                own = position == 0
+                for variant in variants:
+                    key = tuple(numbers.setdefault(s, len(numbers)) for s in variant)
                     held = patterns.get(key)
                     # Two terms sharing a form: a term's own name beats another's synonym,
                     # otherwise the first (Polish alphabetical order) keeps it.
-                    if held is None or (pattern.own_name and not held.own_name):
-                        patterns[key] = pattern
-        self.automaton = ahocorasick.Automaton(ahocorasick.STORE_ANY, ahocorasick.KEY_SEQUENCE)
+                    if held is None or (own and not held[3]):
+                        patterns[key] = (index, len(key), exact, own)
+        self.width, encode = _encoder(len(numbers))
+        codes = [encode(number) for number in range(len(numbers))]
+        self.vocabulary = {stem_: codes[number] for stem_, number in numbers.items()}
+        self.automaton = ahocorasick.Automaton(ahocorasick.STORE_ANY, ahocorasick.KEY_STRING)
         for key, pattern in patterns.items():
-            self.automaton.add_word(key, pattern)
+            self.automaton.add_word("".join(codes[number] for number in key), pattern)
         self.patterns = len(patterns)
         if patterns:
             self.automaton.make_automaton()
-
-    def _keys(self, name: str):
-        parts = words(name)
-        if not parts:
-            return
-        exact = None
-        if len(parts) == 1 and (_is_acronym(name) or len(parts[0]) <= 2):
-            exact = re.sub(r"[\W_]+", "", name)
-        alternatives = [query_stems(part) for part in parts]
-        for variant in itertools.islice(itertools.product(*alternatives), _MAX_VARIANTS):
-            key = tuple(self._id(s) for s in variant)
-            yield key, exact
-
-    def _id(self, stem_: str) -> int:
-        found = self.vocabulary.get(stem_)
-        if found is None:
-            found = self.vocabulary[stem_] = len(self.vocabulary) + 1
-        return found
+        self._url = reverse("glossary:term", kwargs={"slug": "__slug__"})
+        self._word_ids: dict[str, str] = {}
 
     def link(self, html: str, *, exclude: int | None = None) -> Result:
         """`html` with the first linkable mention of each term wrapped in a link; `exclude`
         is the id of the text's own term (never linked to itself)."""
         if not html or not self.patterns:
             return Result("", ())
-        words_, sequence = self._scan(html)
-        if not words_:
+        starts, ends, texts, ids, hyphen = self._scan(html)
+        if not starts:
             return Result("", ())
-        chosen = self._choose(words_, sequence, exclude)
+        chosen = self._choose(starts, texts, ids, hyphen, exclude)
         if not chosen:
             return Result("", ())
         out, at, linked = [], 0, []
-        for first, last, target in chosen:
-            start, end = words_[first].start, words_[last].end
+        for first, last, index in chosen:
+            start, end = starts[first], ends[last]
             out.append(html[at:start])
-            out.append(self._anchor(target, html[start:end]))
+            out.append(self._anchor(index))
+            out.append(html[start:end])
+            out.append("</a>")
             at = end
-            linked.append(target.id)
+            linked.append(self.targets[index].id)
         out.append(html[at:])
         return Result("".join(out), tuple(linked))
 
-    # --- scanning -------------------------------------------------------------------------
-
     def _scan(self, html: str):
-        """Words of the linkable text (offsets into `html`) and their stem ids, with
-        BARRIER where a match may not continue."""
-        found: list[_Word] = []
-        sequence: list[int] = []
-        stack: list[bool] = []  # per open element: is linking off inside it
+        """The linkable words (offsets into `html`, text) in parallel lists, with `ids` the
+        sequence the automaton reads: a stem code per word and BARRIER where a match may
+        not continue (elements, punctuation, excluded passages). `hyphen[i]` is set when
+        word i is glued to word i + 1 by a hyphen."""
+        vocabulary_get = self.vocabulary.get
+        known = self._word_ids  # written word -> stem id (or BARRIER), shared across calls
+        starts: list[int] = []
+        ends: list[int] = []
+        texts: list[str] = []
+        ids: list[str] = []  # one code per word, BARRIER entries between them
+        slots: list[int] = []  # word index -> its first character in "".join(ids)
+        hyphen: list[bool] = []
+        add_start, add_end, add_text = starts.append, ends.append, texts.append
+        add_id, add_slot, add_hyphen = ids.append, slots.append, hyphen.append
+        width = self.width
+        at = 0  # length of "".join(ids) so far
+        stack: list[bool] = []
         excluded = 0
-        at = 0
-        for tag in _TAG.finditer(html):
-            if tag.start() > at and not excluded:
-                self._scan_text(html, at, tag.start(), found, sequence)
-            at = tag.end()
-            closing, name = tag.group(1), tag.group(2).lower()
-            if name in VOID_TAGS or tag.group(3).rstrip().endswith("/"):
-                sequence.append(BARRIER)
+        previous_end = -1  # end of the previous word while no barrier came after it
+        for token in _TOKEN.finditer(html):
+            text = token.group()
+            first = text[0]
+            if first == "<":
+                previous_end = -1
+                add_id(BARRIER)
+                at += 1
+                name = token.group(2).lower()
+                if name in VOID_TAGS or token.group(3).endswith("/"):
+                    continue
+                if token.group(1):
+                    if stack:
+                        excluded -= stack.pop()
+                else:
+                    off = name in EXCLUDED_TAGS or (
+                        NO_LINK_CLASS in token.group(3) and _has_no_link_class(token.group(3))
+                    )
+                    stack.append(off)
+                    excluded += off
                 continue
-            if closing:
-                if stack:
-                    excluded -= stack.pop()
-            else:
-                off = name in EXCLUDED_TAGS or _has_no_link_class(tag.group(3))
-                stack.append(off)
-                excluded += off
-            sequence.append(BARRIER)
-        if at < len(html) and not excluded:
-            self._scan_text(html, at, len(html), found, sequence)
-        return found, sequence
-
-    def _scan_text(self, html, start, end, found, sequence) -> None:
-        previous_end = None
-        for match in _WORD_OR_ENTITY.finditer(html, start, end):
-            text = match.group()
-            if text.startswith("&"):
+            if excluded:
+                continue
+            if first == "&":
                 if text != "&nbsp;":
-                    sequence.append(BARRIER)
-                    previous_end = None
+                    previous_end = -1
+                    add_id(BARRIER)
+                    at += 1
                 continue
-            gap = html[previous_end : match.start()] if previous_end is not None else None
-            if gap is not None and not _JOINABLE_GAP.fullmatch(gap):
-                sequence.append(BARRIER)
-                gap = None
-            word = _Word(match.start(), match.end(), text, len(sequence), gap == _HYPHEN, False)
-            if found and gap == _HYPHEN and found[-1].end == previous_end:
-                found[-1].hyphen_after = True
-            found.append(word)
-            sequence.append(self.vocabulary.get(stem(text.casefold()), BARRIER))
-            previous_end = match.end()
-        sequence.append(BARRIER)
+            start = token.start()
+            if previous_end >= 0:
+                gap = html[previous_end:start]
+                if gap == "-":
+                    hyphen[-1] = True
+                elif gap != " " and not _JOINABLE_GAP.fullmatch(gap):
+                    add_id(BARRIER)
+                    at += 1
+            add_start(start)
+            previous_end = token.end()
+            add_end(previous_end)
+            add_text(text)
+            add_hyphen(False)
+            word_id = known.get(text)
+            if word_id is None:
+                if len(known) > _KNOWN_WORDS:
+                    known.clear()
+                word_id = known[text] = vocabulary_get(stem(text.casefold()), BARRIER)
+            add_slot(at)
+            add_id(word_id)
+            at += 1 if word_id is BARRIER else width  # a word no term has stops a match
+        return starts, ends, texts, (ids, slots), hyphen
 
-    def _choose(self, words_, sequence, exclude):
-        by_slot = {word.slot: index for index, word in enumerate(words_)}
+    def _choose(self, starts, texts, sequence, hyphen, exclude):
+        ids, slots = sequence
         candidates = []
-        for end_slot, pattern in self.automaton.iter(tuple(sequence)):
-            first = by_slot[end_slot - pattern.length + 1]
-            candidates.append((first, first + pattern.length - 1, pattern))
-        candidates.sort(key=lambda c: (c[0], -c[2].length))
+        width = self.width
+        for end, (target, length, exact, _own) in self.automaton.iter("".join(ids)):
+            first = bisect_left(slots, end - length * width + 1)
+            candidates.append((first, -length, first + length - 1, target, exact))
+        if not candidates:
+            return []
+        candidates.sort()
         chosen, done, free_from = [], set(), 0
-        for first, last, pattern in candidates:
+        targets = self.targets
+        count = len(texts)
+        for first, _length, last, index, exact in candidates:
             if first < free_from:
                 continue
-            if pattern.exact is not None and words_[first].text != pattern.exact:
+            if exact is not None and texts[first] != exact:
                 continue
-            if words_[first].hyphen_before:
+            if first and hyphen[first - 1]:
                 continue  # the tail of a compound: "RPC" in "JSON-RPC"
-            if words_[last].hyphen_after:
-                following = words_[last + 1] if last + 1 < len(words_) else None
+            if hyphen[last]:
+                following = last + 1
                 if (
-                    following is None
-                    or following.hyphen_after
-                    or not _ENDING.fullmatch(following.text)
+                    following >= count
+                    or hyphen[following]
+                    or not _ENDING.fullmatch(texts[following])
                 ):
                     continue  # the head of a compound: "JSON" in "JSON-RPC"
-                last += 1  # "MCP-a": the ending goes with the word
+                last = following  # "MCP-a": the ending goes with the word
             free_from = last + 1
-            target = self.targets[pattern.target]
-            if target.id == exclude or target.id in done:
+            term_id = targets[index].id
+            if term_id == exclude or term_id in done:
                 continue  # consumed, not linked: no shorter term inside a repeated name
-            done.add(target.id)
-            chosen.append((first, last, target))
+            done.add(term_id)
+            chosen.append((first, last, index))
         return chosen
 
-    @staticmethod
-    def _anchor(target: Target, inner: str) -> str:
-        return (
-            f'<a href="{escape(target.url)}" class="{LINK_CLASS}" '
-            f'data-term="{escape(target.slug)}" title="{escape(target.definition)}">{inner}</a>'
-        )
-
-
-@dataclass(slots=True)
-class _Word:
-    start: int
-    end: int
-    text: str
-    slot: int
-    hyphen_before: bool
-    hyphen_after: bool
+    def _anchor(self, index: int) -> str:
+        anchor = self._anchors.get(index)
+        if anchor is None:
+            target = self.targets[index]
+            url = self._url.replace("__slug__", target.slug)
+            anchor = self._anchors[index] = (
+                f'<a href="{escape(url)}" class="{LINK_CLASS}" '
+                f'data-term="{escape(target.slug)}" title="{escape(target.definition)}">'
+            )
+        return anchor
 
 
 def _has_no_link_class(attributes: str) -> bool:
@@ -284,12 +344,13 @@ def _fingerprint(using: str):
 
 
 _cache_lock = threading.Lock()
-_cached: dict[str, tuple[object, Linker]] = {}
+_cached: dict[tuple, tuple[object, tuple, Linker]] = {}
 
 
 def current_linker(*, using: str = DEFAULT_DB_ALIAS) -> Linker:
-    """The linker for the glossary as published now (1 query when nothing changed; built
-    from the published, linkable terms when something did)."""
+    """The linker for the glossary as published now: 1 query when nothing changed; when the
+    fingerprint moved, the published terms are read (1 query) and the automaton is rebuilt
+    only if what links show changed (a body edit moves the fingerprint, not the links)."""
     from .models import Term
 
     key = (connections[using].vendor, connections[using].settings_dict.get("NAME"))
@@ -297,22 +358,26 @@ def current_linker(*, using: str = DEFAULT_DB_ALIAS) -> Linker:
     with _cache_lock:
         cached = _cached.get(key)
     if cached is not None and cached[0] == fingerprint:
-        return cached[1]
-    rows = (
-        Term.objects.db_manager(using)
+        return cached[2]
+    rows = tuple(
+        (pk, slug, name, definition, tuple(synonyms))
+        for pk, slug, name, definition, synonyms in Term.objects.db_manager(using)
         .published()
         .filter(linkable=True)
         .order_by("sort_key", "id")
         .values_list("id", "slug", "name", "short_definition", "synonyms")
     )
-    linker = Linker(
-        [
-            (Target(pk, slug, name, definition), link_forms(name, synonyms))
-            for pk, slug, name, definition, synonyms in rows
-        ]
-    )
+    if cached is not None and cached[1] == rows:
+        linker = cached[2]
+    else:
+        linker = Linker(
+            [
+                (Target(pk, slug, name, definition), link_forms(name, list(synonyms)))
+                for pk, slug, name, definition, synonyms in rows
+            ]
+        )
     with _cache_lock:
-        _cached[key] = (fingerprint, linker)
+        _cached[key] = (fingerprint, rows, linker)
     return linker
 
 
@@ -361,6 +426,8 @@ def states_in_db(ids, *, using: str = DEFAULT_DB_ALIAS) -> dict[int, TermState |
 
 
 _CHUNK = 900
+# Above this many new forms, one LIKE per form costs more than relinking every text.
+_GAINED_LIMIT = 200
 
 
 def texts_affected(
@@ -399,7 +466,12 @@ def texts_affected(
             for form in after.forms:
                 if form not in old and (parts := words(form)):
                     gained.add(tuple(parts))
-    if gained:
+    if len(gained) > _GAINED_LIMIT:  # a large import: cheaper to relink every text
+        for model, found in ((Term, terms), (Article, articles)):
+            found.update(
+                model.objects.using(using).filter(autolink=True).values_list("id", flat=True)
+            )
+    elif gained:
         condition = Q()
         for parts in gained:
             every_word = Q()
