@@ -4,8 +4,8 @@ How a text is matched: its stored, sanitized HTML (`body_html`) is split into ta
 every word outside excluded elements (links, code, pre, kbd, samp, headings, and anything
 marked `bez-linkow`) is stemmed with the search engine's own Polish stemmer
 (`glossary.stemming.stem`, folded, so "serwera", "Serwerów" and "serwerem" are one word),
-and the sequence of stem ids goes through one Aho-Corasick automaton (pyahocorasick, integer
-keys) holding every name and synonym of every published, linkable term. Of the matches the
+and the sequence of stem codes goes through one Aho-Corasick automaton (pyahocorasick, one
+pass in C) holding every name and synonym of every published, linkable term. Of the matches the
 leftmost longest wins ("serwer MCP" before "serwer"); a term is linked once per text, at its
 first linkable mention, never to itself. A match never crosses an element, a sentence mark
 or a comma, never takes half of a hyphenated compound ("JSON" inside "JSON-RPC"), and keeps
@@ -13,8 +13,8 @@ a hyphenated Polish ending with the word ("MCP-a"). A name written in capitals (
 "SSE", "MCP") or of one or two letters matches only the same letters in the same case.
 
 The result is stored (`linked_html`, and the mentioned terms in `mentions`), so page views
-pay nothing; `glossary.services` relinks exactly the texts a term change concerns
-(`relink_after_term_changes`), and `manage.py relink_texts` relinks everything.
+pay nothing; the services in `glossary.services` relink exactly the texts a term change
+concerns (`texts_affected`, `relink`), and `manage.py relink_texts` relinks everything.
 
 The link is a plain `<a href>` with the definition in `title` (what readers without
 JavaScript get); `static/js/tooltips.js` turns it into a WAI-ARIA tooltip.
@@ -93,10 +93,6 @@ class Target:
     slug: str
     name: str
     definition: str
-
-    @property
-    def url(self) -> str:
-        return reverse("glossary:term", kwargs={"slug": self.slug})
 
 
 @dataclass(frozen=True, slots=True)
