@@ -8,24 +8,10 @@ class GlossaryConfig(AppConfig):
 
     def ready(self):
         # Content-change events for live pages and MCP subscriptions (glossary/events.py).
-        # Revisions (django-reversion): what an editor writes, with its links; derived
-        # columns are recomputed on restore, so they are not stored in versions.
+        # Revisions (django-reversion): the fields are listed in models.py.
         import reversion
 
-        from . import signals  # noqa: F401
-        from .models import Article, Term
+        from .models import ARTICLE_REVISION_FIELDS, TERM_REVISION_FIELDS, Article, Term
 
-        reversion.register(
-            Term,
-            fields=[
-                "name", "slug", "short_definition", "body", "synonyms", "categories", "related",
-                "status", "published_at", "autolink", "linkable",
-            ],
-        )  # fmt: skip
-        reversion.register(
-            Article,
-            fields=[
-                "title", "slug", "lead", "body", "author", "terms", "series", "series_order",
-                "status", "published_at", "autolink",
-            ],
-        )  # fmt: skip
+        reversion.register(Term, fields=list(TERM_REVISION_FIELDS))
+        reversion.register(Article, fields=list(ARTICLE_REVISION_FIELDS))

@@ -20,6 +20,16 @@ from .polish import fold, index_letter, polish_slugify, sort_key
 from .stemming import document_stems, names_field, stem, typo_keys
 
 SHORT_DEFINITION_MAX = 300
+# What a revision (django-reversion, registered in apps.py) keeps: what editors write, with
+# the links; derived columns are recomputed on restore.
+TERM_REVISION_FIELDS = (
+    "name", "slug", "short_definition", "body", "synonyms", "categories", "related", "status",
+    "published_at", "autolink", "linkable",
+)  # fmt: skip
+ARTICLE_REVISION_FIELDS = (
+    "title", "slug", "lead", "body", "author", "terms", "series", "series_order", "status",
+    "published_at", "autolink",
+)  # fmt: skip
 _WORDS = re.compile(r"[^\W_]+")
 # A Polish ending after an acronym: "JSON-a", "MCP-em", "API-ach".
 _HYPHEN_ENDING = re.compile(r"-[a-ząćęłńóśźż]{1,3}\b")

@@ -149,6 +149,26 @@ def test_every_write_path_creates_a_revision(editor_client, editor):
     assert versions(article)[0].field_dict["status"] == Status.PUBLISHED
 
 
+def test_an_imported_revision_reads_back_like_any_other(editor):
+    """The import's bulk-written versions hold the same fields and links as the service's,
+    and restore like them."""
+    other = make_term("Stos", slug="stos")
+    services.import_terms(parse_json(json.dumps([{"name": "Kolejka", "slug": "kolejka",
+        "short_definition": "FIFO.", "synonyms": ["queue"], "categories": ["Struktury"],
+        "related": ["stos"], "status": "published", "body": "Treść."}])))  # fmt: skip
+    term = Term.objects.get(slug="kolejka")
+    [version] = versions(term)
+    data = version.field_dict
+    assert data["synonyms"] == ["queue"] and data["related"] == [other.pk]
+    assert data["categories"] == [Category.objects.get(name="Struktury").pk]
+    assert data["published_at"] is not None and data["status"] == Status.PUBLISHED
+    term.body = "Zmiana."
+    services.save_term(term, editor=editor)
+    services.restore_version(version, editor=editor)
+    term.refresh_from_db()
+    assert term.body == "Treść." and list(term.related.all()) == [other]
+
+
 def test_a_revision_keeps_the_links_of_its_moment(editor):
     """A version stores categories and related terms with the fields."""
     other = make_term("Stos")
