@@ -516,13 +516,13 @@ def relink(
                 .filter(pk__in=chunk)
                 .values_list("id", "body_html", "linked_html", "autolink")
             }
-            current: dict[int, set[int]] = {pk: set() for pk in loaded}
-            for source_id, target_id in (
+            current: dict[int, dict[int, int]] = {pk: {} for pk in loaded}  # target -> row id
+            for row_id, source_id, target_id in (
                 through.objects.using(using)
                 .filter(**{f"{source}__in": chunk})
-                .values_list(source, target)
+                .values_list("id", source, target)
             ):
-                current[source_id].add(target_id)
+                current[source_id][target_id] = row_id
             updates, add, remove = [], [], []
             for pk, (body_html, linked_html, autolink) in loaded.items():
                 if autolink:
@@ -530,32 +530,45 @@ def relink(
                 else:
                     result = Result("", ())
                 wanted = set(result.term_ids)
+                have = current[pk]
                 if result.html != linked_html:
-                    updates.append(model(pk=pk, linked_html=result.html))
-                if wanted != current[pk]:
-                    add += [(pk, t) for t in sorted(wanted - current[pk])]
-                    remove += [(pk, t) for t in current[pk] - wanted]
+                    updates.append((pk, result.html))
+                if wanted != have.keys():
+                    add += [(pk, t) for t in sorted(wanted - have.keys())]
+                    remove += [row_id for t, row_id in have.items() if t not in wanted]
                 if pk in instances:
                     instances[pk].linked_html = result.html
-                if result.html != linked_html or wanted != current[pk]:
+                if result.html != linked_html or wanted != have.keys():
                     changed.append((model, pk))
-            if updates:
-                model.objects.using(using).bulk_update(updates, ["linked_html"], batch_size=500)
-            if remove:
-                condition = _pairs(source, target, remove)
-                through.objects.using(using).filter(condition).delete()
+            _store_html(model, updates, using)
+            for at in range(0, len(remove), _CHUNK):
+                through.objects.using(using).filter(pk__in=remove[at : at + _CHUNK]).delete()
             if add:
-                through.objects.using(using).bulk_create(
-                    [through(**{source: s, target: t}) for s, t in add], batch_size=1000
-                )
+                # Possibly many rows (an import): inserted without a model instance per row.
+                from .services import insert_link_rows
+
+                fields = (source.removesuffix("_id"), target.removesuffix("_id"))
+                insert_link_rows(through, fields, add)
     return changed
 
 
-def _pairs(source: str, target: str, pairs) -> Q:
-    by_source: dict[int, list[int]] = {}
-    for s, t in pairs:
-        by_source.setdefault(s, []).append(t)
-    condition = Q()
-    for s, targets in by_source.items():
-        condition |= Q(**{source: s, f"{target}__in": targets})
-    return condition
+def _store_html(model, updates: list[tuple[int, str]], using: str) -> None:
+    """Write `linked_html` for (id, html) pairs: on PostgreSQL one UPDATE … FROM unnest per
+    batch (Django's bulk_update writes a CASE with a branch per row), elsewhere bulk_update."""
+    if not updates:
+        return
+    connection = connections[using]
+    if connection.vendor != "postgresql":
+        model.objects.using(using).bulk_update(
+            [model(pk=pk, linked_html=html) for pk, html in updates], ["linked_html"], 500
+        )
+        return
+    table = connection.ops.quote_name(model._meta.db_table)
+    sql = (
+        f"UPDATE {table} AS t SET linked_html = v.html "  # noqa: S608 (a model's table name)
+        "FROM unnest(%s::bigint[], %s::text[]) AS v(id, html) WHERE t.id = v.id"
+    )
+    with connection.cursor() as cursor:
+        for start in range(0, len(updates), 5000):
+            batch = updates[start : start + 5000]
+            cursor.execute(sql, [[pk for pk, _ in batch], [html for _, html in batch]])

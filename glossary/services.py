@@ -304,7 +304,7 @@ def _derive(inputs: Sequence[tuple]) -> list[tuple]:
     return out
 
 
-def _insert_pairs(through, fields: tuple[str, str], pairs: list[tuple[int, int]]) -> None:
+def insert_link_rows(through, fields: tuple[str, str], pairs: list[tuple[int, int]]) -> None:
     """Insert rows of an M2M through table without building a model instance per row.
 
     A 100,000-term file brings close to a million link rows; through `bulk_create()` they
@@ -494,14 +494,14 @@ def import_terms(
     for chunk in _chunks(stale):
         category_through.objects.filter(id__in=chunk).delete()
     have = {(slug, by_id[category_id]) for slug, category_id in category_rows}
-    _insert_pairs(
+    insert_link_rows(
         category_through,
         ("term", "category"),
         [(id_by_slug[slug], categories[key][0]) for slug, key in wanted_categories - have],
     )
     for chunk in _chunks(links_to_remove):
         related_through.objects.filter(id__in=chunk).delete()
-    _insert_pairs(
+    insert_link_rows(
         related_through,
         ("from_term", "to_term"),
         [(id_by_slug[a], id_by_slug[b]) for a, b in links_to_add],
