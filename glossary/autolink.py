@@ -23,11 +23,15 @@ JavaScript get); `static/js/tooltips.js` turns it into a WAI-ARIA tooltip.
 from __future__ import annotations
 
 import itertools
+import os
 import re
 import threading
 from bisect import bisect_left
+from concurrent.futures import ProcessPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import lru_cache
+from multiprocessing import get_all_start_methods, get_context
 
 import ahocorasick
 from django.db import DEFAULT_DB_ALIAS, connections
@@ -502,54 +506,101 @@ def relink(
 
     linker = linker or current_linker(using=using)
     changed = []
-    for model, items in ((Term, terms), (Article, articles)):
-        instances = {item.pk: item for item in items if isinstance(item, model)}
-        ids = sorted({item.pk if isinstance(item, model) else item for item in items})
-        through = model.mentions.through
-        source = "from_term_id" if model is Term else "article_id"
-        target = "to_term_id" if model is Term else "term_id"
-        for start in range(0, len(ids), _CHUNK):
-            chunk = ids[start : start + _CHUNK]
-            loaded = {
-                pk: (body_html, linked_html, autolink)
-                for pk, body_html, linked_html, autolink in model.objects.using(using)
-                .filter(pk__in=chunk)
-                .values_list("id", "body_html", "linked_html", "autolink")
-            }
-            current: dict[int, dict[int, int]] = {pk: {} for pk in loaded}  # target -> row id
-            for row_id, source_id, target_id in (
-                through.objects.using(using)
-                .filter(**{f"{source}__in": chunk})
-                .values_list("id", source, target)
-            ):
-                current[source_id][target_id] = row_id
-            updates, add, remove = [], [], []
-            for pk, (body_html, linked_html, autolink) in loaded.items():
-                if autolink:
-                    result = linker.link(body_html, exclude=pk if model is Term else None)
-                else:
-                    result = Result("", ())
-                wanted = set(result.term_ids)
-                have = current[pk]
-                if result.html != linked_html:
-                    updates.append((pk, result.html))
-                if wanted != have.keys():
-                    add += [(pk, t) for t in sorted(wanted - have.keys())]
-                    remove += [row_id for t, row_id in have.items() if t not in wanted]
-                if pk in instances:
-                    instances[pk].linked_html = result.html
-                if result.html != linked_html or wanted != have.keys():
-                    changed.append((model, pk))
-            _store_html(model, updates, using)
-            for at in range(0, len(remove), _CHUNK):
-                through.objects.using(using).filter(pk__in=remove[at : at + _CHUNK]).delete()
-            if add:
-                # Possibly many rows (an import): inserted without a model instance per row.
-                from .services import insert_link_rows
-
-                fields = (source.removesuffix("_id"), target.removesuffix("_id"))
-                insert_link_rows(through, fields, add)
+    with _workers(linker, len(terms) + len(articles)) as link_many:
+        for model, items in ((Term, terms), (Article, articles)):
+            _relink_model(model, items, using, link_many, changed)
     return changed
+
+
+def _relink_model(model, items, using: str, link_many, changed: list) -> None:
+    """`relink` for one model's texts, a chunk at a time."""
+    from .models import Term
+
+    instances = {item.pk: item for item in items if isinstance(item, model)}
+    ids = sorted({item.pk if isinstance(item, model) else item for item in items})
+    through = model.mentions.through
+    source = "from_term_id" if model is Term else "article_id"
+    target = "to_term_id" if model is Term else "term_id"
+    for start in range(0, len(ids), _CHUNK):
+        chunk = ids[start : start + _CHUNK]
+        loaded = {
+            pk: (body_html, linked_html, autolink)
+            for pk, body_html, linked_html, autolink in model.objects.using(using)
+            .filter(pk__in=chunk)
+            .values_list("id", "body_html", "linked_html", "autolink")
+        }
+        current: dict[int, dict[int, int]] = {pk: {} for pk in loaded}  # target -> row id
+        for row_id, source_id, target_id in (
+            through.objects.using(using)
+            .filter(**{f"{source}__in": chunk})
+            .values_list("id", source, target)
+        ):
+            current[source_id][target_id] = row_id
+        updates, add, remove = [], [], []
+        results = link_many(
+            [
+                (pk, body_html if autolink else "", pk if model is Term else None)
+                for pk, (body_html, _linked, autolink) in loaded.items()
+            ]
+        )
+        for pk, (_body, linked_html, _autolink) in loaded.items():
+            result = results[pk]
+            wanted = set(result.term_ids)
+            have = current[pk]
+            if result.html != linked_html:
+                updates.append((pk, result.html))
+            if wanted != have.keys():
+                add += [(pk, t) for t in sorted(wanted - have.keys())]
+                remove += [row_id for t, row_id in have.items() if t not in wanted]
+            if pk in instances:
+                instances[pk].linked_html = result.html
+            if result.html != linked_html or wanted != have.keys():
+                changed.append((model, pk))
+        _store_html(model, updates, using)
+        for at in range(0, len(remove), _CHUNK):
+            through.objects.using(using).filter(pk__in=remove[at : at + _CHUNK]).delete()
+        if add:
+            # Possibly many rows (an import): inserted without a model instance per row.
+            from .services import insert_link_rows
+
+            fields = (source.removesuffix("_id"), target.removesuffix("_id"))
+            insert_link_rows(through, fields, add)
+
+
+# Below this many texts, starting worker processes costs more than it saves.
+_PARALLEL_FROM = 2000
+_worker_linker: Linker | None = None
+
+
+def _link_batch(batch: list[tuple[int, str, int | None]]) -> list[tuple[int, Result]]:
+    """Worker side: link texts with the linker inherited at fork time (no database)."""
+    return [(pk, _worker_linker.link(html, exclude=exclude)) for pk, html, exclude in batch]
+
+
+@contextmanager
+def _workers(linker: Linker, count: int):
+    """A function linking [(pk, body_html, exclude)] -> {pk: Result}: in this process, or for
+    large jobs (an import, `relink_texts`) in forked worker processes, one per core — the
+    same approach as the import's Markdown rendering (services._derived_batches): workers
+    only compute and never touch the database connection they inherit."""
+    global _worker_linker
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 1
+    if count < _PARALLEL_FROM or cores < 2 or "fork" not in get_all_start_methods():
+        yield lambda rows: {pk: linker.link(html, exclude=ex) for pk, html, ex in rows}
+        return
+    _worker_linker = linker
+    try:
+        with ProcessPoolExecutor(min(cores, 8), mp_context=get_context("fork")) as pool:
+
+            def link_many(rows):
+                batches = [rows[at : at + 100] for at in range(0, len(rows), 100)]
+                return {
+                    pk: result for part in pool.map(_link_batch, batches) for pk, result in part
+                }
+
+            yield link_many
+    finally:
+        _worker_linker = None
 
 
 def _store_html(model, updates: list[tuple[int, str]], using: str) -> None:

@@ -298,3 +298,21 @@ def test_import_links_terms_and_relink_command_repairs_raw_edits(glossary):
 def test_make_helpers_exist():
     """The factories used here stay importable (shared helpers)."""
     assert make_article and make_draft_term and make_term
+
+
+@pytest.mark.django_db(transaction=True)
+def test_large_relinks_in_worker_processes_give_the_same_links(glossary, monkeypatch):
+    """Relinking many texts forks workers (as the import's rendering does); the stored
+    links are the same as when linking in process."""
+    for i in range(6):
+        services.save_article(Article(title=f"W{i}", slug=f"w-{i}", body=f"MCP i serwer {i}."))
+    Article.objects.update(linked_html="")
+    monkeypatch.setattr(autolink, "_PARALLEL_FROM", 2)
+    ids = list(Article.objects.values_list("id", flat=True))
+    autolink.relink(articles=ids)
+    parallel = dict(Article.objects.values_list("id", "linked_html"))
+    Article.objects.update(linked_html="")
+    monkeypatch.setattr(autolink, "_PARALLEL_FROM", 10**9)
+    autolink.relink(articles=ids)
+    assert parallel == dict(Article.objects.values_list("id", "linked_html"))
+    assert all('data-term="mcp"' in html for html in parallel.values())

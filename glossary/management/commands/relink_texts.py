@@ -11,7 +11,7 @@ from django.db import transaction
 from glossary import autolink, events
 from glossary.models import Article, Term
 
-_BATCH = 500
+_BATCH = 5000  # large enough for autolink.relink to use its worker processes
 
 
 class Command(BaseCommand):
