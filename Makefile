@@ -34,6 +34,7 @@ migrate: $(VENV)/.installed
 
 demo: migrate
 	$(PY) manage.py load_demo --if-empty
+	$(PY) manage.py relink_texts -v 0
 
 run: demo
 	@echo
@@ -95,6 +96,7 @@ conformance: $(VENV)/.installed-dev conformance-install
 bench: $(VENV)/.installed-dev
 	@if [ -f bench/search.py ]; then scripts/with-postgres $(PY) bench/search.py $(BENCH_SEARCH_ARGS); fi
 	scripts/with-postgres $(PY) bench/mcp.py $(BENCH_MCP_ARGS)
+	scripts/with-postgres $(PY) bench/autolink.py $(BENCH_AUTOLINK_ARGS)
 
 clean:
 	rm -rf $(VENV) staticfiles .pytest_cache .ruff_cache .cache

@@ -91,6 +91,8 @@ INSTALLED_APPS = [
     "django.contrib.sitemaps",
     "rest_framework",
     "django_eventstream",
+    # Revisions of terms and articles (glossary/services.py, glossary/admin.py).
+    "reversion",
     "glossary",
     "mcp_endpoint",
 ]

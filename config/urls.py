@@ -6,3 +6,6 @@ urlpatterns = [
     path("", include("mcp_endpoint.urls")),
     path("", include("glossary.urls")),
 ]
+
+# The 404 page suggests the closest terms (glossary/views.py).
+handler404 = "glossary.views.page_not_found"

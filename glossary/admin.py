@@ -1,19 +1,43 @@
 """The editors' admin ("Słownik — redakcja").
 
 Declarative on purpose: what each list shows, filters and searches is in class attributes;
-input adaptation lives in `glossary/forms.py`, bulk writes in `glossary/services.py`.
+input adaptation lives in `glossary/forms.py`, writes in `glossary/services.py` (every save,
+delete and bulk action goes through a named service, which makes it a revision and keeps
+auto-links right). Beyond Django's admin: a live Markdown preview beside the body (the site's
+own renderer, sanitizer and auto-linker, `preview_view`), the revisions of an entry with a
+readable diff and restore (`history_view`), and messages in Polish with the right gender
+and plural forms (gettext catalog in glossary/locale/).
 Editors belong to the "Editors" group (migration 0002). They hold `auth.view_user` only so
 the article author autocomplete works, so the user admin below keeps the account pages
 themselves for people who may change accounts.
 """
 
+import difflib
+import re
+from datetime import datetime
+
 from django.contrib import admin, messages
+from django.contrib.admin.utils import unquote
 from django.contrib.auth.admin import UserAdmin as BaseUserAdmin
 from django.contrib.auth.models import User
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.core.paginator import Paginator
 from django.db.models import Case, Count, IntegerField, Q, When
+from django.http import Http404, HttpResponseNotAllowed, JsonResponse
+from django.shortcuts import redirect
+from django.template.response import TemplateResponse
+from django.urls import path, reverse
+from django.utils import formats, timezone
+from django.utils.html import escape, format_html
+from django.utils.safestring import mark_safe
+from django.utils.text import capfirst
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy, ngettext
+from reversion.models import Version
 
-from . import search, services
+from . import autolink, search, services
 from .forms import ArticleAdminForm, CategoryAdminForm, SeriesAdminForm, TermAdminForm
+from .markdown import render_markdown
 from .models import Article, Category, Series, Status, Term
 from .polish import fold
 
@@ -48,12 +72,306 @@ class VisibilityFilter(admin.SimpleListFilter):
         return queryset
 
 
-class PublishableAdmin(admin.ModelAdmin):
-    """Shared behaviour of terms and articles: visibility, bulk status changes, last editor."""
+# What the admin says after each action, per model: Polish nouns have genders ("pojęcie
+# zostało", "artykuł został", "kategoria została") and three plural forms (1 pojęcie,
+# 2 pojęcia, 5 pojęć), which Django's generic "{name} „{obj}” został(a)(-ło) dodany(-na)"
+# cannot express. English msgids, Polish in glossary/locale/pl/LC_MESSAGES/django.po.
+MESSAGES = {
+    Term: {
+        "added": gettext_lazy("The term “{obj}” was added."),
+        "changed": gettext_lazy("The term “{obj}” was changed."),
+        "deleted": gettext_lazy("The term “{obj}” was deleted."),
+        "continue": gettext_lazy("You can edit it again below."),
+        "another": gettext_lazy("You can add another term below."),
+    },
+    Article: {
+        "added": gettext_lazy("The article “{obj}” was added."),
+        "changed": gettext_lazy("The article “{obj}” was changed."),
+        "deleted": gettext_lazy("The article “{obj}” was deleted."),
+        "continue": gettext_lazy("You can edit the article again below."),
+        "another": gettext_lazy("You can add another article below."),
+    },
+    Category: {
+        "added": gettext_lazy("The category “{obj}” was added."),
+        "changed": gettext_lazy("The category “{obj}” was changed."),
+        "deleted": gettext_lazy("The category “{obj}” was deleted."),
+        "continue": gettext_lazy("You can edit the category again below."),
+        "another": gettext_lazy("You can add another category below."),
+    },
+    Series: {
+        "added": gettext_lazy("The series “{obj}” was added."),
+        "changed": gettext_lazy("The series “{obj}” was changed."),
+        "deleted": gettext_lazy("The series “{obj}” was deleted."),
+        "continue": gettext_lazy("You can edit the series again below."),
+        "another": gettext_lazy("You can add another series below."),
+    },
+}
+
+
+def count_message(model, what: str, count: int) -> str:
+    """ "5 pojęć opublikowano." — the plural form Polish needs for `count`."""
+    forms = {
+        (Term, "deleted"): ("%(count)d term was deleted.", "%(count)d terms were deleted."),
+        (Article, "deleted"): (
+            "%(count)d article was deleted.",
+            "%(count)d articles were deleted.",
+        ),
+        (Category, "deleted"): (
+            "%(count)d category was deleted.",
+            "%(count)d categories were deleted.",
+        ),
+        (Series, "deleted"): (
+            "%(count)d series was deleted.",
+            "%(count)d series were deleted.",
+        ),
+        (Term, "published"): (
+            "%(count)d term was published.",
+            "%(count)d terms were published.",
+        ),
+        (Article, "published"): (
+            "%(count)d article was published.",
+            "%(count)d articles were published.",
+        ),
+        (Term, "unpublished"): (
+            "%(count)d term was returned to draft.",
+            "%(count)d terms were returned to draft.",
+        ),
+        (Article, "unpublished"): (
+            "%(count)d article was returned to draft.",
+            "%(count)d articles were returned to draft.",
+        ),
+        (Term, "already_published"): (
+            "%(count)d term was already published and is unchanged.",
+            "%(count)d terms were already published and are unchanged.",
+        ),
+        (Article, "already_published"): (
+            "%(count)d article was already published and is unchanged.",
+            "%(count)d articles were already published and are unchanged.",
+        ),
+        (Term, "already_draft"): (
+            "%(count)d term was already a draft and is unchanged.",
+            "%(count)d terms were already drafts and are unchanged.",
+        ),
+        (Article, "already_draft"): (
+            "%(count)d article was already a draft and is unchanged.",
+            "%(count)d articles were already drafts and are unchanged.",
+        ),
+    }
+    singular, plural = forms[model, what]
+    return ngettext(singular, plural, count) % {"count": count}
+
+
+class PolishMessagesMixin:
+    """Replaces Django's generic success messages by `MESSAGES`: the add/change/delete
+    responses leave a note on the request, and `message_user` swaps the text it is given."""
+
+    def _note(self, request, verb: str, obj) -> None:
+        request._glossary_message = (verb, str(obj))
+
+    def response_add(self, request, obj, post_url_continue=None):
+        self._note(request, "added", obj)
+        return super().response_add(request, obj, post_url_continue)
+
+    def response_change(self, request, obj):
+        self._note(request, "changed", obj)
+        return super().response_change(request, obj)
+
+    def response_delete(self, request, obj_display, obj_id):
+        self._note(request, "deleted", obj_display)
+        return super().response_delete(request, obj_display, obj_id)
+
+    def message_user(self, request, message, level=messages.INFO, *args, **kwargs):
+        note = getattr(request, "_glossary_message", None)
+        bulk = getattr(request, "_glossary_bulk_deleted", None)
+        texts = MESSAGES[self.model]
+        if note is not None and level == messages.SUCCESS:
+            verb, name = note
+            request._glossary_message = None
+            message = texts[verb].format(obj=name)
+            if verb != "deleted" and "_continue" in request.POST:
+                message = f"{message} {texts['continue']}"
+            elif verb != "deleted" and "_addanother" in request.POST:
+                message = f"{message} {texts['another']}"
+        elif bulk is not None and level == messages.SUCCESS:
+            request._glossary_bulk_deleted = None
+            message = count_message(self.model, "deleted", bulk)
+        return super().message_user(request, message, level, *args, **kwargs)
+
+    def delete_queryset(self, request, queryset):
+        request._glossary_bulk_deleted = queryset.count()
+        super().delete_queryset(request, queryset)
+
+
+class PublishableAdmin(PolishMessagesMixin, admin.ModelAdmin):
+    """Shared behaviour of terms and articles: visibility, bulk status changes, last editor,
+    writes through services, the live preview and the revisions."""
 
     actions = ["publish_selected", "unpublish_selected"]
     readonly_fields = HISTORY_FIELDS
     view_on_site = True  # the public page shows drafts to staff
+    # Bodies the preview renders at most (a long article is ~60 KB of Markdown).
+    PREVIEW_MAX_CHARS = 200_000
+
+    class Media:
+        css = {"all": ("css/admin-preview.css",)}
+        js = ("js/admin-preview.js",)
+
+    def _url_name(self, view: str, *, admin_ns: bool = True) -> str:
+        name = f"{self.model._meta.app_label}_{self.model._meta.model_name}_{view}"
+        return f"{self.admin_site.name}:{name}" if admin_ns else name
+
+    def get_form(self, request, obj=None, change=False, **kwargs):
+        form = super().get_form(request, obj, change, **kwargs)
+        body = form.base_fields.get("body")
+        if body is not None:
+            body.widget.attrs.update(
+                {
+                    "data-preview-url": reverse(self._url_name("preview")),
+                    "data-preview-id": "" if obj is None else str(obj.pk),
+                    "rows": 24,
+                }
+            )
+        return form
+
+    def get_urls(self):
+        own = [
+            path(
+                "podglad/",
+                self.admin_site.admin_view(self.preview_view),
+                name=self._url_name("preview", admin_ns=False),
+            ),
+            path(
+                "<path:object_id>/historia/<int:version_id>/przywroc/",
+                self.admin_site.admin_view(self.restore_view),
+                name=self._url_name("restore", admin_ns=False),
+            ),
+        ]
+        return own + super().get_urls()
+
+    # --- writes go through the services --------------------------------------------------
+
+    def save_related(self, request, form, formsets, change):
+        # The service set the links with the row (one revision); only inlines remain.
+        for formset in formsets:
+            self.save_formset(request, form, formset, change=change)
+
+    def delete_model(self, request, obj):
+        services.delete_entries(entries=[obj], editor=request.user)
+
+    def delete_queryset(self, request, queryset):
+        request._glossary_bulk_deleted = services.delete_entries(
+            entries=queryset, editor=request.user
+        )
+
+    def _comment(self, form, change: bool) -> str:
+        if not change:
+            return "Dodano."
+        labels = [str(form.fields[name].label) for name in form.changed_data if name in form.fields]
+        return f"Zmieniono: {', '.join(labels)}." if labels else "Zapisano bez zmian."
+
+    # --- the live preview ------------------------------------------------------------------
+
+    def preview_view(self, request):
+        """POST {body, id?, autolink?} -> {"html": …}: the body as the page will show it,
+        from the site's own renderer, sanitizer and auto-linker. Staff with the right to add
+        or change this model only (the admin's login and CSRF checks come with admin_view)."""
+        if request.method != "POST":
+            return HttpResponseNotAllowed(["POST"])
+        if not (self.has_change_permission(request) or self.has_add_permission(request)):
+            raise PermissionDenied
+        body = request.POST.get("body", "")
+        if len(body) > self.PREVIEW_MAX_CHARS or "\x00" in body:
+            return JsonResponse(
+                {"error": f"Podgląd obejmuje do {self.PREVIEW_MAX_CHARS} znaków bez znaku NUL."},
+                status=400,
+            )
+        html = render_markdown(body)
+        if request.POST.get("autolink", "1") != "0":
+            own = request.POST.get("id", "")
+            exclude = int(own) if own.isdigit() and self.model is Term else None
+            html = autolink.current_linker().link(html, exclude=exclude).html or html
+        return JsonResponse({"html": html})
+
+    # --- revisions -------------------------------------------------------------------------
+
+    def history_view(self, request, object_id, extra_context=None):
+        """The entry's revisions, newest first (who, when, what), each with a readable diff
+        against the one before and a button to restore it."""
+        obj = self.get_object(request, unquote(object_id))
+        if obj is None:
+            raise Http404
+        if not self.has_view_or_change_permission(request, obj):
+            raise PermissionDenied
+        versions = list(
+            Version.objects.get_for_object(obj)
+            .select_related("revision__user")
+            .order_by("-revision__date_created", "-pk")
+        )
+        page = Paginator(versions, 20).get_page(request.GET.get("strona"))
+        pairs = []
+        for version in page:
+            index = versions.index(version)
+            pairs.append((version, versions[index + 1] if index + 1 < len(versions) else None))
+        names = link_names(self.model, [v for pair in pairs for v in pair if v is not None])
+        rows = []
+        for version, previous in pairs:
+            index = versions.index(version)
+            rows.append(
+                {
+                    "version": version,
+                    "diff": revision_diff(self.model, previous, version, names),
+                    "restore_url": reverse(
+                        self._url_name("restore"),
+                        args=[obj.pk, version.pk],
+                    ),
+                    "current": index == 0,
+                }
+            )
+        context = {
+            **self.admin_site.each_context(request),
+            "title": f"Historia zmian: {obj}",
+            "subtitle": None,
+            "object": obj,
+            "opts": self.model._meta,
+            "rows": rows,
+            "page": page,
+            "can_restore": self.has_change_permission(request, obj),
+            **(extra_context or {}),
+        }
+        return TemplateResponse(request, "admin/glossary/revisions.html", context)
+
+    def restore_view(self, request, object_id, version_id):
+        """POST: bring the entry back to that revision (a new revision itself)."""
+        if request.method != "POST":
+            return HttpResponseNotAllowed(["POST"])
+        obj = self.get_object(request, unquote(object_id))
+        if obj is None:
+            raise Http404
+        if not self.has_change_permission(request, obj):
+            raise PermissionDenied
+        version = Version.objects.get_for_object(obj).filter(pk=version_id).first()
+        if version is None:
+            raise Http404
+        try:
+            services.restore_version(version, editor=request.user)
+        except ValidationError as exc:
+            self.message_user(
+                request,
+                _("This revision cannot be restored: %(problems)s")
+                % {"problems": " ".join(exc.messages)},
+                messages.ERROR,
+            )
+        else:
+            when = formats.date_format(
+                timezone.localtime(version.revision.date_created), "j E Y, H:i"
+            )
+            self.message_user(
+                request,
+                _("The revision of %(date)s was restored; it is now the newest revision.")
+                % {"date": when},
+                messages.SUCCESS,
+            )
+        return redirect(self._url_name("change"), obj.pk)
 
     def get_search_results(self, request, queryset, search_term):
         # Django's lookups see the raw text and JSON-encoded (\\u-escaped) synonyms, so also
@@ -74,22 +392,27 @@ class PublishableAdmin(admin.ModelAdmin):
             return "zaplanowane"
         return "szkic"
 
-    def save_model(self, request, obj, form, change):
-        obj.last_editor = request.user
-        super().save_model(request, obj, form, change)
-
     @admin.action(description="Opublikuj zaznaczone", permissions=["change"])
     def publish_selected(self, request, queryset):
         outcome = services.publish_entries(entries=queryset, editor=request.user)
         for entry, problems in outcome.skipped:
             self.message_user(
-                request, f"Nie opublikowano „{entry}”: {' '.join(problems)}", messages.ERROR
+                request,
+                _("“%(entry)s” was not published: %(problems)s")
+                % {"entry": entry, "problems": " ".join(problems)},
+                messages.ERROR,
             )
         if outcome.changed:
-            self.message_user(request, f"Opublikowano: {len(outcome.changed)}.", messages.SUCCESS)
+            self.message_user(
+                request,
+                count_message(self.model, "published", len(outcome.changed)),
+                messages.SUCCESS,
+            )
         if outcome.unchanged:
             self.message_user(
-                request, f"Już opublikowane, bez zmian: {len(outcome.unchanged)}.", messages.INFO
+                request,
+                count_message(self.model, "already_published", len(outcome.unchanged)),
+                messages.INFO,
             )
 
     @admin.action(description="Cofnij do szkicu", permissions=["change"])
@@ -97,11 +420,15 @@ class PublishableAdmin(admin.ModelAdmin):
         outcome = services.unpublish_entries(entries=queryset, editor=request.user)
         if outcome.changed:
             self.message_user(
-                request, f"Cofnięto do szkicu: {len(outcome.changed)}.", messages.SUCCESS
+                request,
+                count_message(self.model, "unpublished", len(outcome.changed)),
+                messages.SUCCESS,
             )
         if outcome.unchanged:
             self.message_user(
-                request, f"Już szkice, bez zmian: {len(outcome.unchanged)}.", messages.INFO
+                request,
+                count_message(self.model, "already_draft", len(outcome.unchanged)),
+                messages.INFO,
             )
 
 
@@ -150,9 +477,19 @@ class TermAdmin(PublishableAdmin):
     fieldsets = (
         (None, {"fields": ("name", "slug", "short_definition", "body", "synonyms")}),
         ("Powiązania", {"fields": ("categories", "related")}),
+        ("Linkowanie pojęć", {"fields": ("autolink", "linkable")}),
         ("Publikacja", {"fields": ("status", "published_at")}),
         ("Historia", {"fields": HISTORY_FIELDS, "classes": ("collapse",)}),
     )
+
+    def save_model(self, request, obj, form, change):
+        services.save_term(
+            obj,
+            editor=request.user,
+            categories=form.cleaned_data.get("categories"),
+            related=form.cleaned_data.get("related"),
+            comment=self._comment(form, change),
+        )
 
 
 @admin.register(Article)
@@ -177,7 +514,7 @@ class ArticleAdmin(PublishableAdmin):
     prepopulated_fields = {"slug": ("title",)}
     autocomplete_fields = ("terms", "author", "series")
     fieldsets = (
-        (None, {"fields": ("title", "slug", "lead", "body")}),
+        (None, {"fields": ("title", "slug", "lead", "body", "autolink")}),
         ("Powiązania", {"fields": ("terms", "series", "series_order")}),
         ("Publikacja", {"fields": ("status", "published_at", "author")}),
         ("Historia", {"fields": HISTORY_FIELDS, "classes": ("collapse",)}),
@@ -189,11 +526,16 @@ class ArticleAdmin(PublishableAdmin):
     def save_model(self, request, obj, form, change):
         if not change and obj.author_id is None:
             obj.author = request.user
-        super().save_model(request, obj, form, change)
+        services.save_article(
+            obj,
+            editor=request.user,
+            terms=form.cleaned_data.get("terms"),
+            comment=self._comment(form, change),
+        )
 
 
 @admin.register(Category)
-class CategoryAdmin(admin.ModelAdmin):
+class CategoryAdmin(PolishMessagesMixin, admin.ModelAdmin):
     form = CategoryAdminForm
     list_display = ("name", "slug", "term_count")
     search_fields = ("name", "slug")
@@ -208,7 +550,7 @@ class CategoryAdmin(admin.ModelAdmin):
 
 
 @admin.register(Series)
-class SeriesAdmin(admin.ModelAdmin):
+class SeriesAdmin(PolishMessagesMixin, admin.ModelAdmin):
     form = SeriesAdminForm
     list_display = ("name", "slug", "article_count")
     search_fields = ("name", "slug")
@@ -220,6 +562,82 @@ class SeriesAdmin(admin.ModelAdmin):
     @admin.display(description="artykułów", ordering="article_count")
     def article_count(self, obj):
         return obj.article_count
+
+
+# --- readable diffs of revisions ---------------------------------------------------------------
+
+_TOKENS = re.compile(r"\s+|[^\s]+")
+
+
+def _inline_diff(old: str, new: str) -> str:
+    """Word-level diff as HTML: removed words in <del>, added ones in <ins>, all escaped."""
+    a, b = _TOKENS.findall(old), _TOKENS.findall(new)
+    out = []
+    for op, i1, i2, j1, j2 in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
+        if op == "equal":
+            out.append(escape("".join(a[i1:i2])))
+            continue
+        if i2 > i1:
+            out.append(format_html("<del>{}</del>", "".join(a[i1:i2])))
+        if j2 > j1:
+            out.append(format_html("<ins>{}</ins>", "".join(b[j1:j2])))
+    return mark_safe("".join(out))  # noqa: S308 (every piece above is escaped)
+
+
+def _display(model, name: str, value) -> str:
+    field = model._meta.get_field(name)
+    if value is None:
+        return ""
+    if isinstance(value, datetime):
+        return formats.date_format(timezone.localtime(value), "j E Y, H:i")
+    if field.choices:
+        return str(dict(field.flatchoices).get(value, value))
+    if isinstance(value, list):
+        return "\n".join(str(v) for v in value)
+    if isinstance(value, bool):
+        return "tak" if value else "nie"
+    return "" if value is None else str(value)
+
+
+def link_names(model, versions) -> dict[str, dict[int, str]]:
+    """The names of every entry the `versions` link to, per M2M field: one query per field
+    for a whole page of revisions."""
+    out: dict[str, dict[int, str]] = {}
+    for field in model._meta.many_to_many:
+        ids = {pk for version in versions for pk in version.field_dict.get(field.attname) or []}
+        related = field.related_model._default_manager.filter(pk__in=ids) if ids else []
+        out[field.attname] = {item.pk: str(item) for item in related}
+    return out
+
+
+def revision_diff(model, older, newer, names: dict[str, dict[int, str]]) -> list[dict]:
+    """What changed from `older` to `newer` (Versions; `older` None = the first revision),
+    field by field: label and an HTML diff. Links are shown as the names they point to
+    (`names`, from `link_names`)."""
+    new = newer.field_dict
+    old = older.field_dict if older is not None else {}
+    changes = []
+    for name in new:
+        if name == "id":
+            continue
+        before, after = old.get(name), new.get(name)
+        if before == after or (older is None and after in (None, "", [])):
+            continue  # unchanged, or empty in the first revision
+        field = model._meta.get_field(name)
+        label = capfirst(field.verbose_name)
+        if field.many_to_many:
+            before, after, known = before or [], after or [], names.get(name, {})
+            added = [known.get(pk, f"#{pk} (usunięte)") for pk in after if pk not in before]
+            removed = [known.get(pk, f"#{pk} (usunięte)") for pk in before if pk not in after]
+            html = format_html(
+                "{}{}",
+                format_html("<ins>+ {}</ins> ", ", ".join(added)) if added else "",
+                format_html("<del>− {}</del>", ", ".join(removed)) if removed else "",
+            )
+        else:
+            html = _inline_diff(_display(model, name, before), _display(model, name, after))
+        changes.append({"label": label, "html": html})
+    return changes
 
 
 def _is_autocomplete(request) -> bool:

@@ -16,10 +16,16 @@
   row, `updated_at`, both directions of the symmetrical `related` link, the content-change
   events); rows that already match the database are left untouched.
 
+After the writes, the terms' stored auto-links are updated in every text the change concerns
+(`services.relink_after_term_changes`) and the import is one revision, written in bulk
+(`_import_revision`).
+
 `import_articles` (editorial files of dozens of rows) checks every row first too, then saves
-row by row through `Article.save()`. `export_terms` is the inverse of `import_terms`.
+row by row through `services.save_article` (a revision each, linked). `export_terms` is the
+inverse of `import_terms`.
 """
 
+import json
 import os
 import re
 from collections import defaultdict
@@ -33,13 +39,14 @@ from django.db.models import CharField, Q, Value
 from django.db.models.functions import Cast, Concat
 from django.utils import timezone
 
-from . import events
+from . import autolink, events
 from .importexport import ARTICLE_FIELDS, TERM_FIELDS, ImportErrors, RowError, SourceRow
 from .models import (
     DEFINITION_REQUIRED,
     INVALID_SLUG,
     SELF_RELATED,
     SERIES_ORDER_REQUIRED,
+    TERM_REVISION_FIELDS,
     Article,
     Category,
     Series,
@@ -48,6 +55,7 @@ from .models import (
     clean_synonyms,
 )
 from .polish import polish_slugify, sort_key
+from .services import relink_after_term_changes, save_article
 
 _CHUNK = 900
 _BATCH = 1000
@@ -323,7 +331,7 @@ def _derive(inputs: Sequence[tuple]) -> list[tuple]:
     return out
 
 
-def _insert_pairs(through, fields: tuple[str, str], pairs: list[tuple[int, int]]) -> None:
+def insert_link_rows(through, fields: tuple[str, str], pairs: list[tuple[int, int]]) -> None:
     """Insert rows of an M2M through table without building a model instance per row.
 
     A 100,000-term file brings close to a million link rows; through `bulk_create()` they
@@ -502,6 +510,8 @@ def apply_terms(plan: TermPlan, say: Progress) -> None:
     """Phase 3: write the plan (inside the caller's transaction)."""
     categories, id_by_slug, db_terms = plan.categories, plan.id_by_slug, plan.db_terms
     by_id = {pk: key for key, (pk, _, _) in categories.items()}  # existing categories only
+    # What the texts that link these terms show of them, before the writes (autolink).
+    befores = autolink.states_in_db([term.pk for term in plan.to_update])
     say("Zapisywanie kategorii…")
     if plan.new_categories:
         created = Category.objects.bulk_create(plan.new_categories.values(), batch_size=_BATCH)
@@ -549,18 +559,71 @@ def apply_terms(plan: TermPlan, say: Progress) -> None:
     for chunk in _chunks(stale):
         category_through.objects.filter(id__in=chunk).delete()
     have = {(slug, by_id[category_id]) for slug, category_id in plan.category_rows}
-    _insert_pairs(
+    insert_link_rows(
         category_through,
         ("term", "category"),
         [(id_by_slug[slug], categories[key][0]) for slug, key in plan.wanted_categories - have],
     )
     for chunk in _chunks(plan.links_to_remove):
         related_through.objects.filter(id__in=chunk).delete()
-    _insert_pairs(
+    insert_link_rows(
         related_through,
         ("from_term", "to_term"),
         [(id_by_slug[a], id_by_slug[b]) for a, b in plan.links_to_add],
     )
+    if written:
+        say("Linkowanie pojęć w tekstach…")
+        written_ids = [term.pk for term in written]
+        afters = autolink.states_in_db(written_ids)
+        relink_after_term_changes(
+            {pk: (befores.get(pk), after) for pk, after in afters.items()}, also_terms=written_ids
+        )
+        say("Zapisywanie wersji…")
+        _import_revision(written_ids)
+
+
+def _import_revision(term_ids: list[int]) -> None:
+    """One revision for an import: a Version per written term with its links, serialized in
+    bulk in the format Django's JSON serializer writes (which `Version.field_dict` reads
+    back). reversion's `add_to_revision` would build two M2M querysets per term inside the
+    serializer: minutes for a 100,000-row file instead of seconds."""
+    from django.contrib.contenttypes.models import ContentType
+    from django.core.serializers.json import DjangoJSONEncoder
+    from reversion.models import Revision, Version
+
+    scalars = [name for name in TERM_REVISION_FIELDS if name not in ("categories", "related")]
+    content_type = ContentType.objects.get_for_model(Term)
+    revision = Revision.objects.create(comment="Import.", date_created=timezone.now())
+    label = Term._meta.label_lower
+    for chunk in _chunks(term_ids):
+        categories: dict[int, list[int]] = defaultdict(list)
+        for term_id, category_id in Term.categories.through.objects.filter(
+            term_id__in=chunk
+        ).values_list("term_id", "category_id"):
+            categories[term_id].append(category_id)
+        related: dict[int, list[int]] = defaultdict(list)
+        for from_id, to_id in Term.related.through.objects.filter(
+            from_term_id__in=chunk
+        ).values_list("from_term_id", "to_term_id"):
+            related[from_id].append(to_id)
+        versions = []
+        for term in Term.objects.filter(pk__in=chunk).order_by("id").only("id", *scalars):
+            fields = {name: getattr(term, name) for name in scalars}
+            fields["categories"] = sorted(categories[term.pk])
+            fields["related"] = sorted(related[term.pk])
+            data = [{"model": label, "pk": term.pk, "fields": fields}]
+            versions.append(
+                Version(
+                    revision=revision,
+                    content_type=content_type,
+                    object_id=str(term.pk),
+                    db=connection.alias,
+                    format="json",
+                    serialized_data=json.dumps(data, cls=DjangoJSONEncoder, ensure_ascii=False),
+                    object_repr=str(term),
+                )
+            )
+        Version.objects.bulk_create(versions, batch_size=_BATCH)
 
 
 @transaction.atomic
@@ -740,6 +803,5 @@ def import_articles(rows: Iterable[SourceRow]) -> ArticleImportReport:
             report.updated += 1
         for key, value in values.items():
             setattr(article, key, value)
-        article.save()
-        article.terms.set(item["terms"])
+        save_article(article, terms=item["terms"], comment="Import.")
     return report

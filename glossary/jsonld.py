@@ -32,8 +32,9 @@ def term_jsonld(detail: TermDetail) -> dict:
             "name": settings.SITE_NAME,
         },
     }
-    if term.synonyms:
-        data["alternateName"] = term.synonyms
+    if term.other_names:
+        # Declined forms are kept for search and linking, not shown as other names.
+        data["alternateName"] = term.other_names
     return data
 
 
@@ -66,7 +67,12 @@ def article_jsonld(detail: ArticleDetail) -> dict:
     }
     if article.published_at:
         data["datePublished"] = article.published_at
-    if article.author:
-        name = article.author.get_full_name() or article.author.get_username()
-        data["author"] = {"@type": "Person", "name": name}
+    if article.author_name:
+        data["author"] = {"@type": "Person", "name": article.author_name}
+    if article.series:
+        data["isPartOf"] = {
+            "@type": "CreativeWorkSeries",
+            "name": article.series.name,
+            "url": _absolute(article.series.get_absolute_url()),
+        }
     return data

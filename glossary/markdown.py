@@ -1,34 +1,91 @@
-"""Markdown rendering for editor content: markdown-it-py, then nh3 sanitizing.
+"""Markdown rendering for editor content: markdown-it-py with its own plugins, then nh3.
 
 Editors may mix raw HTML into Markdown, so the renderer allows it and the sanitizer is the
-single gate: only an allow-list of tags and attributes survives, URLs are limited to safe
-schemes (no `javascript:`), event handler attributes and `<script>`/`<style>` disappear.
-The result is stored on the row, so pages never render Markdown per request.
+single gate: only an allow-list of tags, attributes and classes survives, URLs are limited to
+safe schemes (no `javascript:`), event handler attributes and `<script>`/`<style>` disappear.
+The result is stored on the row, so pages never render Markdown per request; the admin's
+live preview calls the same `render_markdown()` (no second renderer).
+
+What editors get beyond CommonMark: tables, ~~strikethrough~~, footnotes (`[^1]`), bare URLs
+turned into links (linkify-it-py), fenced code with a `language-…` class, and two ways to keep
+a passage out of auto-linking (glossary/autolink.py): `[tekst]{.bez-linkow}` inline and a
+`::: bez-linkow` … `:::` block. Headings are shifted one level down (`# Tytuł` -> `<h2>`):
+the page's own title is its only `<h1>`.
 """
+
+import re
 
 import nh3
 from markdown_it import MarkdownIt
+from mdit_py_plugins.attrs import attrs_plugin
+from mdit_py_plugins.container import container_plugin
+from mdit_py_plugins.footnote import footnote_plugin
 
-_md = MarkdownIt("commonmark", {"html": True, "linkify": False, "typographer": False}).enable(
-    ["table", "strikethrough"]
+# The class that keeps a passage out of auto-linking (glossary/autolink.py reads it).
+NO_LINK_CLASS = "bez-linkow"
+
+
+def _shift_headings(state) -> None:
+    """`# x` is an <h2>, `##` an <h3> … (h6 stays h6): the entry's title is the page's h1."""
+    for token in state.tokens:
+        if token.type in ("heading_open", "heading_close"):
+            token.tag = f"h{min(int(token.tag[1]) + 1, 6)}"
+
+
+_md = (
+    MarkdownIt("commonmark", {"html": True, "linkify": True, "typographer": False})
+    .enable(["table", "strikethrough", "linkify"])
+    .use(footnote_plugin)
+    # Only a class, and only spans: `[tekst]{.bez-linkow}`; nh3 below keeps that one class.
+    .use(attrs_plugin, spans=True, allowed={"class"}, after=("span_close",))
+    .use(container_plugin, name=NO_LINK_CLASS)
 )
+_md.core.ruler.push("shift_headings", _shift_headings)
 
 _TAGS = {
     "a", "abbr", "b", "blockquote", "br", "code", "dd", "del", "dfn", "div", "dl", "dt", "em",
     "h2", "h3", "h4", "h5", "h6", "hr", "i", "img", "kbd", "li", "mark", "ol", "p", "pre", "q",
-    "s", "samp", "small", "span", "strong", "sub", "sup", "table", "tbody", "td", "tfoot", "th",
-    "thead", "tr", "u", "ul", "var",
+    "s", "samp", "section", "small", "span", "strong", "sub", "sup", "table", "tbody", "td",
+    "tfoot", "th", "thead", "tr", "u", "ul", "var",
 }  # fmt: skip
 _ATTRIBUTES = {
-    "a": {"href", "title"},
+    "a": {"href", "title", "id"},
     "abbr": {"title"},
     "img": {"src", "alt", "title", "width", "height"},
-    "th": {"align", "scope"},
-    "td": {"align"},
-    "code": {"class"},
+    "th": {"align", "scope", "style"},
+    "td": {"align", "style"},
+    "li": {"id"},
     "ol": {"start"},
+    # Fenced code: markdown-it writes `language-<info>`; the filter below checks its shape.
+    "code": {"class"},
+}
+_CLASSES = {
+    "div": {NO_LINK_CLASS},
+    "span": {NO_LINK_CLASS},
+    "sup": {"footnote-ref"},
+    "section": {"footnotes"},
+    "ol": {"footnotes-list"},
+    "li": {"footnote-item"},
+    "a": {"footnote-backref"},
+    "hr": {"footnotes-sep"},
 }
 _URL_SCHEMES = {"http", "https", "mailto"}
+# Ids only as the footnote plugin writes them (fn1, fnref1, fnref1:2): an editor's own
+# `id="tresc"` could otherwise clobber the page's elements.
+_FOOTNOTE_ID = re.compile(r"fn(?:ref)?\d{1,4}(?::\d{1,3})?")
+_LANGUAGE_CLASS = re.compile(r"language-[A-Za-z0-9_+#.-]{1,40}")
+# Table cell alignment as markdown-it writes it, nothing else of CSS.
+_ALIGN_STYLE = re.compile(r"text-align:(left|right|center)")
+
+
+def _filter_attribute(tag: str, attribute: str, value: str) -> str | None:
+    if attribute == "id":
+        return value if _FOOTNOTE_ID.fullmatch(value) else None
+    if attribute == "style":
+        return value if _ALIGN_STYLE.fullmatch(value) else None
+    if tag == "code" and attribute == "class":
+        return value if _LANGUAGE_CLASS.fullmatch(value) else None
+    return value
 
 
 def sanitize_html(html: str) -> str:
@@ -36,6 +93,8 @@ def sanitize_html(html: str) -> str:
         html,
         tags=_TAGS,
         attributes=_ATTRIBUTES,
+        attribute_filter=_filter_attribute,
+        allowed_classes=_CLASSES,
         url_schemes=_URL_SCHEMES,
         link_rel="noopener noreferrer",
         strip_comments=True,

@@ -6,6 +6,8 @@ normalized search text) are recomputed by `refresh_derived()`, which `save()` ca
 paths (import) call explicitly, so no write path can leave them stale.
 """
 
+import re
+
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import models
@@ -15,9 +17,22 @@ from django.utils import timezone
 
 from .markdown import render_markdown
 from .polish import fold, index_letter, polish_slugify, sort_key
-from .stemming import document_stems, names_field, typo_keys
+from .stemming import document_stems, names_field, stem, typo_keys
 
 SHORT_DEFINITION_MAX = 300
+# What a revision (django-reversion, registered in apps.py) keeps: what editors write, with
+# the links; derived columns are recomputed on restore.
+TERM_REVISION_FIELDS = (
+    "name", "slug", "short_definition", "body", "synonyms", "categories", "related", "status",
+    "published_at", "autolink", "linkable",
+)  # fmt: skip
+ARTICLE_REVISION_FIELDS = (
+    "title", "slug", "lead", "body", "author", "terms", "series", "series_order", "status",
+    "published_at", "autolink",
+)  # fmt: skip
+_WORDS = re.compile(r"[^\W_]+")
+# A Polish ending after an acronym: "JSON-a", "MCP-em", "API-ach".
+_HYPHEN_ENDING = re.compile(r"-[a-ząćęłńóśźż]{1,3}\b")
 
 # The messages of the content rules, written once: the model's constraints and `clean()`, the
 # admin forms and the import (glossary/importing.py) all say the same thing.
@@ -90,7 +105,19 @@ class Publishable(models.Model):
     def refresh_derived(self) -> None:
         if self.status == Status.PUBLISHED and self.published_at is None:
             self.published_at = timezone.now()
-        self.body_html = render_markdown(self.body)
+        body_html = render_markdown(self.body)
+        # Read from __dict__: a deferred body_html (the import loads few columns) would cost
+        # a query per row; unknown counts as changed.
+        if body_html != self.__dict__.get("body_html"):
+            # The auto-linked copy belongs to the old text: until glossary.services relinks
+            # it, pages show the new text without links rather than the old one with them.
+            self.linked_html = ""
+        self.body_html = body_html
+
+    @property
+    def display_html(self) -> str:
+        """The body as readers see it: auto-linked when linking found something."""
+        return self.linked_html or self.body_html
 
 
 class Category(models.Model):
@@ -119,10 +146,14 @@ class Category(models.Model):
             self.slug = polish_slugify(self.name)
         super().save(*args, **kwargs)
 
+    def get_absolute_url(self) -> str:
+        return reverse("glossary:category", kwargs={"slug": self.slug})
+
 
 class Term(Publishable):
     DERIVED_FIELDS = (
         "body_html",
+        "linked_html",
         "sort_key",
         "letter",
         "name_folded",
@@ -155,12 +186,30 @@ class Term(Publishable):
         "synonimy",
         default=list,
         blank=True,
-        help_text="Skróty, rozwinięcia, nazwy angielskie, formy odmienione.",
+        help_text="Skróty, rozwinięcia, nazwy angielskie. Formy odmienione („serwera MCP”) "
+        "nie są potrzebne do linkowania (odmianę rozpoznaje ono samo), ale pomagają "
+        "wyszukiwarce; czytelnicy ich nie widzą.",
     )
     categories = models.ManyToManyField(
         Category, verbose_name="kategorie", blank=True, related_name="terms"
     )
     related = models.ManyToManyField("self", verbose_name="pojęcia powiązane", blank=True)
+    autolink = models.BooleanField(
+        "linkuj pojęcia w treści",
+        default=True,
+        help_text="Pierwsze wystąpienie opublikowanego pojęcia w treści staje się odnośnikiem "
+        "z dymkiem. Fragment bez odnośników: [tekst]{.bez-linkow} albo blok ::: bez-linkow.",
+    )
+    linkable = models.BooleanField(
+        "linkuj to pojęcie w innych tekstach",
+        default=True,
+        help_text="Wyłącz dla pojęć, których nazwa jest zwykłym słowem (np. „klient”).",
+    )
+    # Auto-linking (glossary/autolink.py): body_html with links, and the terms it mentions.
+    linked_html = models.TextField(editable=False, blank=True, default="")
+    mentions = models.ManyToManyField(
+        "self", symmetrical=False, blank=True, editable=False, related_name="mentioned_by_terms"
+    )
 
     # Derived, never edited by hand.
     sort_key = models.CharField(max_length=255, editable=False, db_index=True)
@@ -209,6 +258,13 @@ class Term(Publishable):
     def get_absolute_url(self) -> str:
         return reverse("glossary:term", kwargs={"slug": self.slug})
 
+    @property
+    def other_names(self) -> list[str]:
+        """Synonyms readers see: without the inflected forms of the name or of an earlier
+        synonym ("serwera MCP" is "Serwer MCP" declined, not another name). Search and
+        auto-linking still use every synonym."""
+        return other_names(self.name, self.synonyms)
+
     def clean(self) -> None:
         super().clean()
         self.synonyms = clean_synonyms(self.synonyms)
@@ -254,6 +310,52 @@ def clean_synonyms(value) -> list[str]:
     return out
 
 
+# Polish case and number endings (after folding), and the softened stem endings before some
+# of them ("agent" -> "agenci", "serwer" -> "serwerze").
+_ENDINGS = {
+    "", "a", "u", "y", "i", "e", "o", "ow", "om", "em", "ie", "owi", "ami", "ach", "ego", "emu",
+    "ym", "im", "ej", "ych", "ich", "ymi", "imi",
+}  # fmt: skip
+_SOFTENED = frozenset(["ci", "cie", "dzi", "dzie", "rze", "rzy", "le", "li", "ce", "sze", "si"])
+
+
+def _same_word(a: str, b: str) -> bool:
+    """Two written words that are one word declined: the same stem, or the same beginning
+    (3+ letters) followed by Polish endings ("zasób"/"zasoby", "agent"/"agenci"); another
+    ending, a capital or an English plural makes another word ("stdio"/"stdin",
+    "HTTP"/"HTTPS", "embeddings")."""
+    if stem(a.casefold()) == stem(b.casefold()):
+        return True
+    fa, fb = fold(a), fold(b)
+    if len(fa) != len(a) or len(fb) != len(b):
+        return False
+    common = next((i for i, (x, y) in enumerate(zip(fa, fb, strict=False)) if x != y), None)
+    common = min(len(fa), len(fb)) if common is None else common
+    if common < 3 or a[common:] != fa[common:] or b[common:] != fb[common:]:
+        return False
+    tails = {fa[common:], fb[common:]}
+    if tails <= _ENDINGS:
+        return True
+    short, long_ = sorted((fa[common:], fb[common:]), key=len)
+    return len(short) == 1 and long_ in _SOFTENED
+
+
+def is_inflected_form(form: str, of: str) -> bool:
+    """`form` is `of` declined ("protokołu MCP" of "protokół MCP", "JSON-a" of "JSON")."""
+    a = _WORDS.findall(_HYPHEN_ENDING.sub("", form))
+    b = _WORDS.findall(of)
+    return bool(a) and len(a) == len(b) and all(map(_same_word, a, b))
+
+
+def other_names(name: str, synonyms: list[str]) -> list[str]:
+    """`synonyms` without the inflected forms of the name or of an earlier synonym."""
+    return [
+        synonym
+        for position, synonym in enumerate(synonyms)
+        if not any(is_inflected_form(synonym, of) for of in [name, *synonyms[:position]])
+    ]
+
+
 class Series(models.Model):
     name = models.CharField("nazwa", max_length=200, unique=True)
     slug = models.SlugField("slug", max_length=200, unique=True)
@@ -267,10 +369,14 @@ class Series(models.Model):
     def __str__(self) -> str:
         return self.name
 
+    def get_absolute_url(self) -> str:
+        return reverse("glossary:series", kwargs={"slug": self.slug})
+
 
 class Article(Publishable):
     DERIVED_FIELDS = (
         "body_html",
+        "linked_html",
         "search_text",
         "published_at",
         "title_folded",
@@ -309,6 +415,16 @@ class Article(Publishable):
         related_name="articles",
     )
     series_order = models.PositiveIntegerField("kolejność w serii", null=True, blank=True)
+    autolink = models.BooleanField(
+        "linkuj pojęcia w treści",
+        default=True,
+        help_text="Pierwsze wystąpienie opublikowanego pojęcia w treści staje się odnośnikiem "
+        "z dymkiem. Fragment bez odnośników: [tekst]{.bez-linkow} albo blok ::: bez-linkow.",
+    )
+    linked_html = models.TextField(editable=False, blank=True, default="")
+    mentions = models.ManyToManyField(
+        Term, blank=True, editable=False, related_name="mentioned_by_articles"
+    )
     search_text = models.TextField(editable=False, blank=True)
     # Search columns, as on Term (title > lead > body).
     title_folded = models.CharField(max_length=250, editable=False, blank=True, default="")
@@ -347,6 +463,13 @@ class Article(Publishable):
     def get_absolute_url(self) -> str:
         return reverse("glossary:article", kwargs={"slug": self.slug})
 
+    @property
+    def author_name(self) -> str:
+        """The byline: the author's full name, else the username; "" without an author."""
+        if self.author is None:
+            return ""
+        return self.author.get_full_name() or self.author.get_username()
+
     def clean(self) -> None:
         super().clean()
         if self.series_id and self.series_order is None:
@@ -367,6 +490,21 @@ class Article(Publishable):
         self.stems_title = document_stems(self.title)
         self.stems_lead = document_stems(self.lead)
         self.stems_body = document_stems(self.body)
+
+
+class PublicationClock(models.Model):
+    """Until when scheduled publications have been announced (`services.publish_due`):
+    one row, moved forward by `manage.py publish_scheduled`."""
+
+    id = models.PositiveSmallIntegerField(primary_key=True, default=1)
+    processed_until = models.DateTimeField()
+
+    class Meta:
+        verbose_name = "zegar publikacji"
+        verbose_name_plural = "zegar publikacji"
+
+    def __str__(self) -> str:
+        return self.processed_until.isoformat()
 
 
 class ContentVersion(models.Model):

@@ -15,7 +15,7 @@ from django.db.models import CharField, F, IntegerField, Value
 from django.db.models.functions import Cast
 from django.utils import timezone
 
-from .models import Article, Category, Status, Term
+from .models import Article, Category, Series, Status, Term
 from .polish import INDEX_LETTERS, OTHER_LETTER
 from .prepared import Prepared
 
@@ -40,6 +40,8 @@ class TermDetail:
     categories: list[Link] = field(default_factory=list)
     related: list[Link] = field(default_factory=list)
     articles: list[Link] = field(default_factory=list)
+    # Published terms its body links (auto-linking: glossary/autolink.py).
+    mentions: list[Link] = field(default_factory=list)
 
 
 @dataclass
@@ -49,6 +51,8 @@ class ArticleDetail:
     previous: Link | None = None
     next: Link | None = None
     series_articles: list[Link] = field(default_factory=list)
+    # Published terms its body links (auto-linking: glossary/autolink.py).
+    mentions: list[Link] = field(default_factory=list)
 
 
 def _links(*querysets) -> list[Link]:
@@ -93,6 +97,10 @@ def _term_links(*, pk: int, now: datetime):
             Article.objects.published(now=now).filter(terms=pk), "article", title="title",
             summary="lead", sort="published_at",
         ),
+        _link_values(
+            Term.objects.published(now=now).filter(mentioned_by_terms=pk), "mention",
+            title="name", summary="short_definition", sort="sort_key",
+        ),
     )  # fmt: skip
     return parts[0].union(*parts[1:], all=True)
 
@@ -102,8 +110,8 @@ _TERM_LINKS = Prepared(_term_links, pk=-2_718_281)
 
 
 def term_detail(*, slug: str, include_drafts: bool = False) -> TermDetail | None:
-    """A term with its categories, published related terms and published articles (2 queries,
-    both compiled once: glossary/prepared.py)."""
+    """A term with its categories, published related terms, published articles and the
+    published terms its body mentions (2 queries, both compiled once: glossary/prepared.py)."""
     if include_drafts:
         term = _visible(Term, True).select_related("last_editor").filter(slug=slug).first()
     else:
@@ -113,15 +121,19 @@ def term_detail(*, slug: str, include_drafts: bool = False) -> TermDetail | None
     links = [Link(*row) for row in _TERM_LINKS(pk=term.pk)]
     detail = TermDetail(term=term)
     for link in sorted(links, key=lambda x: x.sort):
-        {"category": detail.categories, "term": detail.related, "article": detail.articles}[
-            link.kind
-        ].append(link)
+        {
+            "category": detail.categories,
+            "term": detail.related,
+            "article": detail.articles,
+            "mention": detail.mentions,
+        }[link.kind].append(link)
     detail.articles.reverse()  # newest first
     return detail
 
 
 def article_detail(*, slug: str, include_drafts: bool = False) -> ArticleDetail | None:
-    """An article with its published glossary terms and its series neighbours (2 queries)."""
+    """An article with its published glossary terms, the published terms its body mentions
+    and its series neighbours (2 queries)."""
     article = (
         _visible(Article, include_drafts)
         .select_related("author", "series")
@@ -134,7 +146,11 @@ def article_detail(*, slug: str, include_drafts: bool = False) -> ArticleDetail 
         _link_values(
             Term.objects.published().filter(articles=article.pk), "term", title="name",
             summary="short_definition", sort="sort_key",
-        )
+        ),
+        _link_values(
+            Term.objects.published().filter(mentioned_by_articles=article.pk), "mention",
+            title="name", summary="short_definition", sort="sort_key",
+        ),
     ]  # fmt: skip
     if article.series_id:
         parts.append(
@@ -146,10 +162,9 @@ def article_detail(*, slug: str, include_drafts: bool = False) -> ArticleDetail 
         )  # fmt: skip
     detail = ArticleDetail(article=article)
     for link in sorted(_links(*parts), key=lambda x: x.sort):
-        if link.kind == "term":
-            detail.terms.append(link)
-        else:
-            detail.series_articles.append(link)
+        {"term": detail.terms, "mention": detail.mentions, "series": detail.series_articles}[
+            link.kind
+        ].append(link)
     if article.series_order is not None:
         here = 1_000_000_000 + article.series_order
         before = [s for s in detail.series_articles if int(s.sort) < here]
@@ -194,13 +209,48 @@ def index_letters(rows) -> list[tuple[str, bool]]:
     return letters
 
 
+def category_detail(*, slug: str) -> tuple[Category, list[dict]] | None:
+    """A category and its published terms in Polish alphabetical order (2 queries)."""
+    category = Category.objects.filter(slug=slug).first()
+    if category is None:
+        return None
+    return category, list(term_index(category=slug))
+
+
+def series_detail(*, slug: str) -> tuple[Series, list[Article]] | None:
+    """A series and its published articles in series order (2 queries)."""
+    series = Series.objects.filter(slug=slug).first()
+    if series is None:
+        return None
+    articles = list(
+        Article.objects.published()
+        .filter(series=series)
+        .select_related("author")
+        .order_by("series_order", "id")
+        .defer("body", "body_html", "linked_html", "search_text")
+    )
+    return series, articles
+
+
+def categories_with_terms():
+    """Categories that have a published term (for the sitemap)."""
+    return Category.objects.filter(terms__in=Term.objects.published()).distinct().order_by("slug")
+
+
+def series_with_articles():
+    """Series that have a published article (for the sitemap)."""
+    return (
+        Series.objects.filter(articles__in=Article.objects.published()).distinct().order_by("slug")
+    )
+
+
 def article_list():
     """Published articles, newest first, with author and series (1 query)."""
     return (
         Article.objects.published()
         .select_related("author", "series")
         .order_by("-published_at", "-id")
-        .defer("body", "body_html", "search_text")
+        .defer("body", "body_html", "linked_html", "search_text")
     )
 
 

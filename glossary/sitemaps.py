@@ -10,6 +10,7 @@ from django.conf import settings
 from django.contrib.sitemaps import Sitemap
 from django.urls import reverse
 
+from . import selectors
 from .models import Article, Term
 
 
@@ -53,4 +54,24 @@ class ArticleSitemap(_SiteUrlSitemap):
         return item.updated_at
 
 
-SITEMAPS = {"pages": PagesSitemap, "terms": TermSitemap, "articles": ArticleSitemap}
+class CategorySitemap(_SiteUrlSitemap):
+    changefreq = "weekly"
+
+    def items(self):
+        return selectors.categories_with_terms().only("slug")
+
+
+class SeriesSitemap(_SiteUrlSitemap):
+    changefreq = "monthly"
+
+    def items(self):
+        return selectors.series_with_articles().only("slug")
+
+
+SITEMAPS = {
+    "pages": PagesSitemap,
+    "terms": TermSitemap,
+    "articles": ArticleSitemap,
+    "categories": CategorySitemap,
+    "series": SeriesSitemap,
+}

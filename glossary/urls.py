@@ -12,10 +12,13 @@ app_name = "glossary"
 urlpatterns = [
     path("", views.HomeView.as_view(), name="home"),
     path("slownik/", views.IndexView.as_view(), name="index"),
+    # "kategoria" is a path segment of its own: a term slugged "kategoria" keeps its page.
+    path("slownik/kategoria/<slug:slug>/", views.category_view, name="category"),
     path("slownik/<slug:slug>/", views.term_view, name="term"),
     # Live updates for an open page (server-sent events; glossary/eventstream.py).
     path("slownik/<slug:slug>/zdarzenia/", entry_events, {"kind": "term"}, name="term-events"),
     path("artykuly/", views.ArticleListView.as_view(), name="articles"),
+    path("artykuly/seria/<slug:slug>/", views.series_view, name="series"),
     # "atom.xml" cannot collide with an article: slugs have no dots.
     path("artykuly/atom.xml", ArticleFeed(), name="feed"),
     path("artykuly/<slug:slug>/", views.article_view, name="article"),
@@ -29,4 +32,6 @@ urlpatterns = [
     path("szukaj/podpowiedzi/", views.search_suggestions, name="search_suggest"),
     path("sitemap.xml", sitemap, {"sitemaps": SITEMAPS}, name="sitemap"),
     path("robots.txt", views.robots_txt, name="robots"),
+    path("favicon.ico", views.favicon, name="favicon"),
+    path("site.webmanifest", views.web_manifest, name="webmanifest"),
 ]

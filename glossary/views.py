@@ -12,6 +12,7 @@ import unicodedata
 from django.conf import settings
 from django.http import Http404, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
+from django.templatetags.static import static
 from django.urls import reverse
 from django.utils.cache import get_conditional_response, set_response_etag
 from django.views.decorators.cache import cache_control
@@ -21,7 +22,7 @@ from django.views.generic import ListView, TemplateView
 from . import search, selectors
 from .cache import LRU
 from .jsonld import article_jsonld, term_jsonld
-from .polish import OTHER_LETTER
+from .polish import INDEX_LETTERS, OTHER_LETTER
 
 # The engine truncates too; cutting here keeps megabyte query strings out of every later step.
 MAX_QUERY_LENGTH = 200
@@ -56,15 +57,28 @@ class IndexView(TemplateView):
 
     template_name = "glossary/index.html"
 
+    def render_to_response(self, context, **kwargs):
+        if context["letter_error"] == "invalid":
+            kwargs["status"] = 404
+        return super().render_to_response(context, **kwargs)
+
     def get_context_data(self, **kwargs):
         rows = list(selectors.term_index())
         letters = selectors.index_letters(rows)
         groups: dict[str, list[dict]] = {}
         for row in rows:
             groups.setdefault(row["letter"], []).append(row)
-        selected = self.request.GET.get("litera", "").strip().upper()[:1] or None
-        if selected not in groups:
-            selected = None
+        # `?litera=` names one section; a letter without terms or something that is no
+        # letter of the index says so (the latter with 404) instead of showing everything.
+        raw = self.request.GET.get("litera", "").strip()
+        selected = raw.upper() if raw else None
+        valid = {letter for letter, _present in letters} | set(INDEX_LETTERS)
+        letter_error = None
+        if selected is not None and selected not in valid:
+            letter_error, selected = "invalid", None
+            self.letter_shown = clean_query(raw)[:20]
+        elif selected is not None and selected not in groups:
+            letter_error = "empty"
         nav = [
             {"letter": letter, "present": present, "anchor": _letter_anchor(letter)}
             for letter, present in letters
@@ -74,10 +88,14 @@ class IndexView(TemplateView):
             for item in nav
             if item["present"] and selected in (None, item["letter"])
         ]
+        if letter_error:
+            sections = []
         return super().get_context_data(
             nav=nav,
             sections=sections,
             selected=selected,
+            letter_error=letter_error,
+            letter_shown=getattr(self, "letter_shown", selected),
             term_count=len(rows),
             canonical_url=_absolute(reverse("glossary:index")),
             **kwargs,
@@ -131,6 +149,7 @@ def _term_page(request, slug: str):
             "canonical_url": _absolute(term.get_absolute_url()),
             "jsonld": term_jsonld(detail),
             "is_draft": not term.is_public,
+            "og": {"title": term.name, "description": term.short_definition, "type": "article"},
         },
     )
 
@@ -161,15 +180,60 @@ def article_view(request, slug: str):
     if detail is None:
         raise Http404("Nie ma takiego artykułu.")
     article = detail.article
+    author = article.author_name
     return render(
         request,
         "glossary/article.html",
         {
             "detail": detail,
             "article": article,
+            "author": author,
             "canonical_url": _absolute(article.get_absolute_url()),
             "jsonld": article_jsonld(detail),
             "is_draft": not article.is_public,
+            "og": {
+                "title": article.title,
+                "description": article.lead,
+                "type": "article",
+                "published": article.published_at,
+                "author": author,
+            },
+        },
+    )
+
+
+def category_view(request, slug: str):
+    """A category with its published terms in Polish alphabetical order (2 queries)."""
+    found = selectors.category_detail(slug=slug)
+    if found is None:
+        raise Http404("Nie ma takiej kategorii.")
+    category, terms = found
+    return render(
+        request,
+        "glossary/category.html",
+        {
+            "category": category,
+            "terms": terms,
+            "canonical_url": _absolute(category.get_absolute_url()),
+            "og": {"title": f"Kategoria: {category.name}", "description": category.description},
+        },
+    )
+
+
+def series_view(request, slug: str):
+    """A series with its published articles in reading order (2 queries)."""
+    found = selectors.series_detail(slug=slug)
+    if found is None:
+        raise Http404("Nie ma takiej serii.")
+    series, articles = found
+    return render(
+        request,
+        "glossary/series.html",
+        {
+            "series": series,
+            "articles": articles,
+            "canonical_url": _absolute(series.get_absolute_url()),
+            "og": {"title": f"Seria: {series.name}", "description": series.description},
         },
     )
 
@@ -209,6 +273,47 @@ def search_suggestions(request):
         if hit.match in SUGGEST_MATCHES
     ]
     return JsonResponse(data, safe=False, json_dumps_params={"ensure_ascii": False})
+
+
+def page_not_found(request, exception=None):
+    """The 404 page (`handler404`): the closest published terms to the last segment of the
+    address ("did you mean", glossary.search.suggest_terms: 1 query), and the search box
+    filled with it."""
+    segment = next((part for part in reversed(request.path.split("/")) if part), "")
+    guess = clean_query(segment.replace("-", " "))
+    suggestions = search.suggest_terms(text=guess, limit=5) if guess else []
+    return render(request, "404.html", {"guess": guess, "suggestions": suggestions}, status=404)
+
+
+@require_safe
+@cache_control(max_age=86400, public=True)
+def favicon(request):
+    """Browsers ask for /favicon.ico whatever the page says: point them to the icon."""
+    return redirect(static("img/favicon-32.png"), permanent=True)
+
+
+@require_safe
+@cache_control(max_age=86400, public=True)
+def web_manifest(request):
+    """The web app manifest: name, colours and icons for "add to home screen"."""
+    icons = [
+        {"src": static(f"img/icon-{size}.png"), "sizes": f"{size}x{size}", "type": "image/png"}
+        for size in (192, 512)
+    ]
+    icons.append({"src": static("img/favicon.svg"), "sizes": "any", "type": "image/svg+xml"})
+    data = {
+        "name": settings.SITE_NAME,
+        "short_name": settings.SITE_NAME,
+        "lang": "pl",
+        "start_url": "/",
+        "display": "standalone",
+        "background_color": "#fbfaf7",
+        "theme_color": "#8a2d12",
+        "icons": icons,
+    }
+    return JsonResponse(
+        data, content_type="application/manifest+json", json_dumps_params={"ensure_ascii": False}
+    )
 
 
 @require_safe

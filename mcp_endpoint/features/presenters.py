@@ -44,7 +44,29 @@ def term_data(detail: TermDetail, base_url: str) -> dict:
         ],
         "url": term_url(base_url, term.slug),
         "updatedAt": iso(term.updated_at),
+        "mentions": _mentions(detail.mentions, base_url),
     }
+
+
+def _mentions(links, base_url: str) -> list[dict]:
+    """The glossary terms a text mentions (its auto-links): slug, name, definition, URL."""
+    return [
+        {
+            "slug": t.slug,
+            "name": t.title,
+            "shortDefinition": t.summary,
+            "url": term_url(base_url, t.slug),
+        }
+        for t in links
+    ]
+
+
+def _mentions_markdown(data: dict) -> list[str]:
+    if not data["mentions"]:
+        return []
+    lines = ["## Pojęcia wspomniane w treści", ""]
+    lines += [f"- {t['name']} (`{t['slug']}`): {t['shortDefinition']}" for t in data["mentions"]]
+    return [*lines, ""]
 
 
 def term_markdown(data: dict) -> str:
@@ -59,6 +81,7 @@ def term_markdown(data: dict) -> str:
         lines += ["## Pojęcia powiązane", ""]
         lines += [f"- {r['name']} (`{r['slug']}`): {r['shortDefinition']}" for r in data["related"]]
         lines.append("")
+    lines += _mentions_markdown(data)
     if data["articles"]:
         lines += ["## Artykuły", ""]
         lines += [f"- [{a['title']}]({a['url']})" for a in data["articles"]]
@@ -96,6 +119,7 @@ def article_data(detail: ArticleDetail, base_url: str) -> dict:
         ],
         "previous": _article_link(detail.previous, base_url),
         "next": _article_link(detail.next, base_url),
+        "mentions": _mentions(detail.mentions, base_url),
     }
 
 
@@ -111,6 +135,7 @@ def article_markdown(data: dict) -> str:
         lines += ["## Pojęcia ze słownika", ""]
         lines += [f"- {t['name']} (`{t['slug']}`): {t['shortDefinition']}" for t in data["terms"]]
         lines.append("")
+    lines += _mentions_markdown(data)
     for label, key in (("Poprzedni w serii", "previous"), ("Następny w serii", "next")):
         if data[key]:
             lines.append(f"{label}: [{data[key]['title']}]({data[key]['url']})")

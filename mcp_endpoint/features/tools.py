@@ -58,6 +58,8 @@ def _array(items: dict) -> dict:
 TERM_HIT = _object(
     {"name": STR, "slug": STR, "shortDefinition": STR, "url": STR, "score": {"type": "number"}}
 )
+# The glossary terms a text mentions (auto-links; glossary/autolink.py).
+MENTIONS = _array(_object({"slug": STR, "name": STR, "shortDefinition": STR, "url": STR}))
 TERM_OUTPUT = _object(
     {
         "name": STR,
@@ -70,6 +72,7 @@ TERM_OUTPUT = _object(
         "articles": _array(_object({"slug": STR, "title": STR, "url": STR})),
         "url": STR,
         "updatedAt": {"type": ["string", "null"], "description": "ISO 8601"},
+        "mentions": MENTIONS,
     }
 )
 ARTICLE_OUTPUT = _object(
@@ -89,6 +92,7 @@ ARTICLE_OUTPUT = _object(
         "terms": _array(_object({"slug": STR, "name": STR, "shortDefinition": STR, "url": STR})),
         "previous": ARTICLE_REF,
         "next": ARTICLE_REF,
+        "mentions": MENTIONS,
     }
 )
 ARTICLE_HIT = _object({"title": STR, "slug": STR, "lead": STR, "url": STR})

@@ -459,7 +459,7 @@ def test_bulk_publish_reports_terms_without_definition(editor_client, editor):
         "Nie opublikowano „Bez definicji”: Opublikowane pojęcie musi mieć krótką definicję.": (
             "error"
         ),
-        "Opublikowano: 1.": "success",
+        "Opublikowano 1 pojęcie.": "success",
     }
 
 
@@ -477,7 +477,7 @@ def test_bulk_unpublish(editor_client, editor):
     terms = [make_term("Raz"), make_term("Dwa")]
     article = make_article("Trzy")
     response = run_action(editor_client, Term, "unpublish_selected", terms)
-    assert "Cofnięto do szkicu: 2." in response.text
+    assert "Cofnięto do szkicu 2 pojęcia." in response.text
     run_action(editor_client, Article, "unpublish_selected", [article])
     assert not Term.objects.published().exists()
     assert not Article.objects.published().exists()
