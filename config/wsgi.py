@@ -1,14 +1,15 @@
 """WSGI entry point: two Django handlers in one process.
 
-Requests under /wp-json/ (the MCP endpoint and its REST index) go to a handler built with
+Requests to the MCP endpoint (/wp-json/<namespace>/mcp) go to a handler built with
 `settings.MCP_MIDDLEWARE` only (JSON Host validation and SecurityMiddleware's redirect and
-headers), everything else to the site's handler with the full `MIDDLEWARE`. Why: the MCP
-path is the hot one (bench/mcp.py), and sessions, auth, messages, CSRF, frame options and
-WhiteNoise do nothing for a CSRF-exempt JSON API but cost CPU on every call. Both handlers
-send the request_started/finished signals, so connection handling is the same. POSTs to the
-MCP endpoint go through `mcp_endpoint.fastpath` first, which replays answers the MCP handler
-already gave from its result cache. Tests go through Django's test client (the full list),
-which covers the same views; tests/test_production_topology.py serves this module.
+headers), everything else (the REST API under /wp-json/ included: it needs sessions, auth and
+CSRF) to the site's handler with the full `MIDDLEWARE`. Why: the MCP path is the hot one
+(bench/mcp.py), and sessions, auth, messages, CSRF, frame options and WhiteNoise do nothing for
+a CSRF-exempt JSON API but cost CPU on every call. Both handlers send the
+request_started/finished signals, so connection handling is the same. POSTs to the MCP endpoint
+go through `mcp_endpoint.fastpath` first, which replays answers the MCP handler already gave
+from its result cache. Tests go through Django's test client (the full list), which covers the
+same views; tests/test_production_topology.py serves this module.
 """
 
 import os
@@ -23,8 +24,6 @@ from django.conf import settings  # noqa: E402  (after setup)
 from django.core.handlers.exception import convert_exception_to_response  # noqa: E402
 from django.core.handlers.wsgi import WSGIHandler  # noqa: E402
 from django.utils.module_loading import import_string  # noqa: E402
-
-MCP_PREFIX = "/wp-json/"
 
 
 class McpHandler(WSGIHandler):
@@ -71,6 +70,5 @@ def application(environ, start_response):
         # A POST whose answer the MCP handler already gave from its result cache is replayed
         # without building a Django request (mcp_endpoint/fastpath.py).
         return fastpath.serve(environ, start_response, mcp_application)
-    if path.startswith(MCP_PREFIX):
-        return mcp_application(environ, start_response)
+    # The rest of /wp-json/ is the REST API (api/): it needs sessions, auth and CSRF.
     return site_application(environ, start_response)

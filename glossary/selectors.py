@@ -186,17 +186,27 @@ def _term_links(*, pk: int, now: datetime):
     return parts[0].union(*parts[1:], all=True)
 
 
+def _term_by_id(*, pk: int, now: datetime):
+    return Term.objects.published(now=now).select_related("last_editor").filter(pk=pk)[:1]
+
+
 _TERM_BY_SLUG = _Prepared(_term_by_slug, slug="__slug_placeholder__")
+_TERM_BY_ID = _Prepared(_term_by_id, pk=-3_141_592)
 _TERM_LINKS = _Prepared(_term_links, pk=-2_718_281)
 
 
-def term_detail(*, slug: str, include_drafts: bool = False) -> TermDetail | None:
-    """A term with its categories, published related terms and published articles (2 queries,
-    both compiled once: see `_Prepared`)."""
+def term_detail(
+    *, slug: str | None = None, pk: int | None = None, include_drafts: bool = False
+) -> TermDetail | None:
+    """A term, by slug or by id, with its categories, published related terms and published
+    articles (2 queries, both compiled once: see `_Prepared`)."""
+    lookup = {"slug": slug} if pk is None else {"pk": pk}
     if include_drafts:
-        term = _visible(Term, True).select_related("last_editor").filter(slug=slug).first()
-    else:
+        term = _visible(Term, True).select_related("last_editor").filter(**lookup).first()
+    elif pk is None:
         term = next(iter(_TERM_BY_SLUG(slug=slug)), None)
+    else:
+        term = next(iter(_TERM_BY_ID(pk=pk)), None)
     if term is None:
         return None
     links = [Link(*row) for row in _TERM_LINKS(pk=term.pk)]
@@ -209,12 +219,16 @@ def term_detail(*, slug: str, include_drafts: bool = False) -> TermDetail | None
     return detail
 
 
-def article_detail(*, slug: str, include_drafts: bool = False) -> ArticleDetail | None:
-    """An article with its published glossary terms and its series neighbours (2 queries)."""
+def article_detail(
+    *, slug: str | None = None, pk: int | None = None, include_drafts: bool = False
+) -> ArticleDetail | None:
+    """An article, by slug or by id, with its published glossary terms and its series
+    neighbours (2 queries)."""
+    lookup = {"slug": slug} if pk is None else {"pk": pk}
     article = (
         _visible(Article, include_drafts)
         .select_related("author", "series")
-        .filter(slug=slug)
+        .filter(**lookup)
         .first()
     )
     if article is None:
@@ -343,3 +357,113 @@ def content_state(*, now: datetime | None = None) -> tuple | None:
         cursor.execute(_CONTENT_STATE_SQL, [published, when, published, when])
         row = cursor.fetchone()
     return None if row is None or row[0] is None else tuple(row)
+
+
+# --- Links of many entries at once (REST collections) ---------------------------------------
+@dataclass
+class EntryLinks:
+    """What one entry of a list links to, as `Link`s (the rows a detail read also returns)."""
+
+    categories: list[Link] = field(default_factory=list)
+    related: list[Link] = field(default_factory=list)
+    articles: list[Link] = field(default_factory=list)
+    terms: list[Link] = field(default_factory=list)
+    series: list[Link] = field(default_factory=list)
+
+
+def _through_links(qs, kind: str, *, source: str, target: str, title: str, summary, sort):
+    return (
+        qs.order_by()
+        .annotate(
+            _kind=Value(kind, output_field=CharField()),
+            _title=F(f"{target}__{title}"),
+            _summary=F(f"{target}__{summary}") if summary else Value("", output_field=CharField()),
+            _sort=Cast(f"{target}__{sort}", output_field=CharField()),
+        )
+        .values_list(
+            "_kind", source, f"{target}_id", f"{target}__slug", "_title", "_summary", "_sort"
+        )
+    )
+
+
+# Row label -> (EntryLinks attribute, kind of the linked entry).
+_BUCKETS = {
+    "category": ("categories", "category"),
+    "related": ("related", "term"),
+    "article": ("articles", "article"),
+    "uses": ("terms", "term"),
+    "series": ("series", "series"),
+}
+
+
+def _group(rows, pks) -> dict[int, EntryLinks]:
+    out = {pk: EntryLinks() for pk in pks}
+    for label, source, pk, slug, title, summary, sort in sorted(rows, key=lambda r: (r[6], r[2])):
+        bucket, kind = _BUCKETS[label]
+        getattr(out[source], bucket).append(Link(kind, pk, slug, title, summary, sort))
+    for links in out.values():
+        links.articles.reverse()  # newest first, as on the term page
+    return out
+
+
+def term_links(*, pks: list[int], include_drafts: bool = False) -> dict[int, EntryLinks]:
+    """For each term in `pks`: its categories, its related terms (published ones, or all with
+    `include_drafts`) and its published articles, in one UNION query, ordered as the term
+    page orders them."""
+    if not pks:
+        return {}
+    category_through = Term.categories.through
+    related_through = Term.related.through
+    article_through = Article.terms.through
+    related = related_through.objects.filter(from_term_id__in=pks)
+    articles = article_through.objects.filter(
+        term_id__in=pks, article__in=Article.objects.published()
+    )
+    if not include_drafts:
+        related = related.filter(to_term__in=Term.objects.published())
+    parts = (
+        _through_links(
+            category_through.objects.filter(term_id__in=pks), "category", source="term_id",
+            target="category", title="name", summary="description", sort="name",
+        ),
+        _through_links(
+            related, "related", source="from_term_id", target="to_term", title="name",
+            summary="short_definition", sort="sort_key",
+        ),
+        _through_links(
+            articles, "article", source="term_id", target="article", title="title", summary="lead",
+            sort="published_at",
+        ),
+    )  # fmt: skip
+    return _group(parts[0].union(*parts[1:], all=True), pks)
+
+
+def article_links(*, pks: list[int], include_drafts: bool = False) -> dict[int, EntryLinks]:
+    """For each article in `pks`: its published glossary terms (or all with
+    `include_drafts`), A–Z, and its series, in one UNION query."""
+    if not pks:
+        return {}
+    uses = Article.terms.through.objects.filter(article_id__in=pks)
+    if not include_drafts:
+        uses = uses.filter(term__in=Term.objects.published())
+    parts = (
+        _through_links(
+            uses,
+            "uses", source="article_id", target="term", title="name",
+            summary="short_definition", sort="sort_key",
+        ),
+        _through_links(
+            Article.objects.filter(pk__in=pks, series__isnull=False), "series", source="id",
+            target="series", title="name", summary="description", sort="name",
+        ),
+    )  # fmt: skip
+    return _group(parts[0].union(*parts[1:], all=True), pks)
+
+
+def related_term_ids(*, pk: int) -> list[int]:
+    """Every term related to `pk`, drafts included: what an editor's `related` field holds."""
+    return list(
+        Term.related.through.objects.filter(from_term_id=pk)
+        .order_by("to_term_id")
+        .values_list("to_term_id", flat=True)
+    )

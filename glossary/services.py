@@ -705,3 +705,70 @@ def unpublish_entries(*, entries, editor) -> BulkOutcome:
         entry.save()
         outcome.changed.append(entry)
     return outcome
+
+
+# --- One entry at a time: the REST API's writes ----------------------------------------------
+# The same rules as the admin, from the same place: the admin's ModelForm (input adaptation:
+# slug from the name, an empty publication date meaning "now", no self-links) over the model's
+# fields, clean() and constraints (uniqueness, the short definition a published term needs).
+# Imports are local so that this block stays independent of the import code above.
+
+
+def _save_with_form(form_class, instance, changes: dict, editor):
+    """Apply `changes` (model field names; absent fields keep their values) through
+    `form_class`, stamp `editor` and save with the M2M links, or raise ValidationError with
+    every problem by field and change nothing."""
+    from django.db import IntegrityError
+    from django.forms.models import model_to_dict
+
+    data = model_to_dict(instance, fields=form_class._meta.fields)
+    for name, value in list(data.items()):
+        if isinstance(value, list):  # M2M: instances -> ids, as a form submission carries them
+            data[name] = [getattr(item, "pk", item) for item in value]
+    data.update(changes)
+    form = form_class(data=data, instance=instance)
+    if not form.is_valid():
+        raise ValidationError(form.errors.as_data())
+    entry = form.save(commit=False)
+    entry.last_editor = editor
+    try:
+        with transaction.atomic():
+            entry.save()
+            form.save_m2m()
+    except IntegrityError as exc:  # a concurrent write took the slug or the name first
+        raise ValidationError(
+            "Ktoś właśnie zapisał wpis o tej samej nazwie albo slugu; sprawdź i spróbuj ponownie.",
+            code="conflict",
+        ) from exc
+    return entry
+
+
+@transaction.atomic
+def save_term(*, editor, changes: dict, term: Term | None = None) -> Term:
+    """Create (`term` None) or update one term. `changes` uses the model's field names
+    (`name`, `slug`, `short_definition`, `body`, `synonyms`, `categories` and `related` as
+    ids, `status`, `published_at`). Change events and the content version follow from the
+    save (signals, triggers), as for an admin save."""
+    from .forms import TermAdminForm
+
+    return _save_with_form(TermAdminForm, term or Term(), changes, editor)
+
+
+@transaction.atomic
+def save_article(*, editor, changes: dict, article: Article | None = None) -> Article:
+    """Create or update one article (`title`, `slug`, `lead`, `body`, `terms` as ids,
+    `series` id, `series_order`, `status`, `published_at`, `author` id). A new article's
+    author is the editor unless `changes` names one, as in the admin."""
+    from .forms import ArticleAdminForm
+
+    if article is None:
+        article = Article()
+        changes = {"author": getattr(editor, "pk", None), **changes}
+    return _save_with_form(ArticleAdminForm, article, changes, editor)
+
+
+@transaction.atomic
+def delete_entry(*, entry) -> None:
+    """Delete a term or an article (and its links); readers and agents hear of it through the
+    same change events as an admin delete."""
+    entry.delete()
