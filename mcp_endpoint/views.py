@@ -1,5 +1,5 @@
-"""The HTTP edge: Streamable HTTP at /wp-json/<namespace>/mcp, plus a WordPress-style REST
-index at /wp-json/ so clients that discover routes there find the MCP endpoint.
+"""The HTTP edge: Streamable HTTP at /wp-json/<namespace>/mcp (the WordPress-style REST index
+at /wp-json/ that lists it is api/'s).
 
 The MCP view only adapts HTTP to the dispatcher: it checks what belongs to HTTP (Origin,
 method, Accept, Content-Type, body size), picks the protocol era from the
@@ -15,9 +15,8 @@ import logging
 
 import orjson
 from django.conf import settings
-from django.http import HttpResponse, JsonResponse
+from django.http import HttpResponse
 from django.views.decorators.csrf import csrf_exempt
-from django.views.decorators.http import require_safe
 
 from . import calls, sessions, streams
 from . import protocol as p
@@ -181,47 +180,3 @@ def _post(request):
         return HttpResponse(status=202)
     # JSON, the subscriptions/listen stream, or JSON with the session initialize minted.
     return streams.respond(request, ctx, body, reply, error_response)
-
-
-def _route(namespace: str, path: str, methods: list[str]) -> dict:
-    return {
-        "namespace": namespace,
-        "methods": methods,
-        "endpoints": [{"methods": methods, "args": {}}],
-        "_links": {"self": [{"href": f"{settings.SITE_URL}/wp-json{path}"}]},
-    }
-
-
-def _routes() -> dict:
-    ns = settings.MCP_NAMESPACE
-    return {
-        f"/{ns}": _route(ns, f"/{ns}", ["GET"]),
-        # GET and DELETE serve legacy sessions (the notification stream, ending a session).
-        f"/{ns}/mcp": _route(ns, f"/{ns}/mcp", ["POST", "GET", "DELETE"]),
-    }
-
-
-@require_safe
-def rest_index(request):
-    """Like WordPress's REST index (GET /wp-json/): site name, namespaces and routes."""
-    return JsonResponse(
-        {
-            "name": settings.SITE_NAME,
-            "description": "Polski słownik pojęć technicznych z serwerem MCP dla agentów.",
-            "url": settings.SITE_URL,
-            "home": settings.SITE_URL,
-            "namespaces": [settings.MCP_NAMESPACE],
-            "authentication": [],
-            "routes": _routes(),
-        },
-        json_dumps_params={"ensure_ascii": False},
-    )
-
-
-@require_safe
-def namespace_index(request):
-    """Like WordPress's namespace index (GET /wp-json/<namespace>)."""
-    return JsonResponse(
-        {"namespace": settings.MCP_NAMESPACE, "routes": _routes()},
-        json_dumps_params={"ensure_ascii": False},
-    )
