@@ -46,28 +46,27 @@ def invalid_params(errors: dict[str, list[tuple[str, str]]]) -> RestError:
     )
 
 
-def _drf_errors(detail, prefix: str = "") -> dict[str, list[tuple[str, str]]]:
-    """DRF's nested ValidationError detail as {dotted name: [(code, message)]}."""
+def _drf_errors(detail, name: str = "") -> dict[str, list[tuple[str, str]]]:
+    """DRF's nested ValidationError detail as {parameter: [(code, message)]}; an error inside
+    a list or an object is reported on the top-level parameter, its position in the message
+    (`[1] Wymagana poprawna liczba całkowita.`)."""
     out: dict[str, list[tuple[str, str]]] = {}
-    if isinstance(detail, dict):
-        for key, value in detail.items():
-            name = prefix if key == "non_field_errors" and prefix else f"{prefix}{key}"
-            nested = f"{name}." if not isinstance(value, list) else name
-            for sub, items in _drf_errors(value, nested).items():
-                out.setdefault(sub.rstrip("."), []).extend(items)
-    elif isinstance(detail, list):
-        for index, item in enumerate(detail):
-            if isinstance(item, (dict, list)):
-                for sub, items in _drf_errors(item, f"{prefix}[{index}].").items():
-                    out.setdefault(sub.rstrip("."), []).extend(items)
-            else:
-                out.setdefault(prefix or "body", []).append(
-                    (getattr(item, "code", "invalid"), str(item))
-                )
-    else:
-        out.setdefault(prefix or "body", []).append(
-            (getattr(detail, "code", "invalid"), str(detail))
-        )
+
+    def walk(node, param: str, where: str) -> None:
+        if isinstance(node, dict):
+            for key, value in node.items():
+                if param:
+                    walk(value, param, f"{where}[{key}]")
+                else:
+                    walk(value, "body" if key == "non_field_errors" else str(key), "")
+        elif isinstance(node, list):
+            for item in node:
+                walk(item, param, where)
+        else:
+            message = f"{where} {node}" if where else str(node)
+            out.setdefault(param or "body", []).append((getattr(node, "code", "invalid"), message))
+
+    walk(detail, name, "")
     return out
 
 

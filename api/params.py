@@ -78,7 +78,7 @@ class GlobalParams(serializers.Serializer):
             help_text="Tylko te pola odpowiedzi (także zagnieżdżone: `title.rendered`).",
         )
         fields["_embed"] = ListParam(
-            child=serializers.RegexField(r"^[A-Za-z_][A-Za-z0-9_:.-]*$", max_length=100),
+            child=serializers.RegexField(r"^[A-Za-z0-9_][A-Za-z0-9_:.-]*$", max_length=100),
             allow_empty=True,
             help_text="Osadź powiązane obiekty w `_embedded`: samo `_embed` osadza wszystkie, "
             "albo nazwy relacji po przecinku (np. `wp:term,related`).",
@@ -87,9 +87,10 @@ class GlobalParams(serializers.Serializer):
 
     def to_internal_value(self, data):
         values = super().to_internal_value(data)
-        # `?_embed` alone (empty value) means "embed everything".
+        # `?_embed` alone (or `=1`, `=true`) means "embed everything", as in WordPress.
         if hasattr(data, "getlist") and ("_embed" in data or "_embed[]" in data):
-            values["_embed"] = values.get("_embed") or ["*"]
+            wanted = values.get("_embed") or []
+            values["_embed"] = ["*"] if not wanted or wanted in (["1"], ["true"]) else wanted
         return values
 
 

@@ -35,6 +35,8 @@ class ContentPermissions(BasePermission):
     def has_permission(self, request, view):
         if request.method in SAFE_METHODS or request.method == "OPTIONS":
             return True
+        if not hasattr(view, request.method.lower()):  # not served here: let it be a 405
+            return True
         if not (request.user and request.user.is_authenticated):
             return False
         model = getattr(view, "model", None)
