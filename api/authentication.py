@@ -11,6 +11,7 @@ a minute per password unless the address changes (a write on every request would
 than the request).
 """
 
+import hashlib
 import ipaddress
 from datetime import timedelta
 
@@ -47,13 +48,15 @@ class ApplicationPasswordAuthentication(BasicAuthentication):
 
     def authenticate_credentials(self, userid, password, request=None):
         by_user = FailedAuthByUsername()
-        self._throttle(by_user, userid)
+        # Hashed: a username is any text, cache keys must be short and printable.
+        user_key = hashlib.blake2b(userid.encode(), digest_size=16).hexdigest()
+        self._throttle(by_user, user_key)
         row = None
         if "\x00" not in userid and "\x00" not in password:  # PostgreSQL rejects NUL
             row = ApplicationPassword.objects.matching(username=userid, password=password).first()
         if row is None:
             FailedAuthByAddress().fail(self._address)
-            by_user.fail(userid)
+            by_user.fail(user_key)
             raise exceptions.AuthenticationFailed(
                 "Nieznana nazwa użytkownika albo błędne hasło aplikacji.",
                 code="rest_invalid_application_password",

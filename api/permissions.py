@@ -13,6 +13,7 @@ _ACTIONS = {
     "create": "add",
     "update": "change",
     "partial_update": "change",
+    "edit": "change",
     "destroy": "delete",
 }
 

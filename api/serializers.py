@@ -343,7 +343,10 @@ class EntryWriteSerializer(serializers.Serializer):
         required=False, allow_null=True, help_text="Data publikacji (bez strefy: czas strony)."
     )
     date_gmt = serializers.DateTimeField(
-        required=False, allow_null=True, help_text="Data publikacji (bez strefy: UTC)."
+        required=False,
+        allow_null=True,
+        default_timezone=UTC,
+        help_text="Data publikacji (bez strefy: UTC).",
     )
 
     def to_internal_value(self, data):
@@ -354,11 +357,6 @@ class EntryWriteSerializer(serializers.Serializer):
                     {str(name): ["Nieznane pole (nie ma go w schemacie)."] for name in unknown}
                 )
         return super().to_internal_value(data)
-
-    def validate_date_gmt(self, value):
-        if value is not None and timezone.is_naive(value):
-            return timezone.make_aware(value, UTC)
-        return value
 
     def to_model(self, values: dict, *, instance=None) -> dict:
         """Validated REST values as `changes` for the services (model field names)."""

@@ -12,9 +12,11 @@ register = template.Library()
 
 @register.simple_tag
 def api_links(entry=None, kind: str = ""):
-    tags = [(links.api_root(), 'rel="https://api.w.org/"')]
-    if entry is not None and kind in links.TYPES:
-        tags.append((f"{links.route(kind)}/{entry.pk}", 'rel="alternate" type="application/json"'))
-    return format_html_join(
-        "\n  ", '<link {} href="{}">', ((format_html(attrs), href) for href, attrs in tags)
+    root = format_html('<link rel="https://api.w.org/" href="{}">', links.api_root())
+    if entry is None or kind not in links.TYPES:
+        return root
+    alternate = format_html(
+        '<link rel="alternate" type="application/json" href="{}">',
+        f"{links.route(kind)}/{entry.pk}",
     )
+    return format_html_join("\n  ", "{}", [(root,), (alternate,)])
