@@ -5,8 +5,8 @@ answers (arguments plus the resource's JSON Schema with WordPress's `context` li
 derived from it, so the three never disagree.
 
 Seam: this module reads the generated document's standard OpenAPI structure (`paths`,
-`parameters`, `requestBody`, `components.schemas`); tests/api/test_schema.py fails loudly if a
-drf-spectacular upgrade changes what it produces for our routes.
+`parameters`, `requestBody`, `components.schemas`); the OpenAPI, index and OPTIONS tests in
+tests/api/test_index.py fail loudly if a drf-spectacular upgrade changes what it produces.
 """
 
 import copy

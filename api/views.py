@@ -44,6 +44,7 @@ from .filters import (
 )
 from .pagination import HEADERS, WordPressPagination
 from .params import (
+    MAX_ID,
     ArticleParams,
     CategoryParams,
     DeleteParams,
@@ -77,6 +78,10 @@ def errors(*codes: int) -> dict:
     }
 
 
+ID = OpenApiParameter(
+    "id", {"type": "integer", "minimum": 1, "maximum": MAX_ID}, OpenApiParameter.PATH,
+    description="Identyfikator obiektu.",
+)  # fmt: skip
 NOT_MODIFIED = OpenApiResponse(description="Bez zmian od podanego ETag/daty (If-None-Match).")
 TOTALS = [
     OpenApiParameter("X-WP-Total", OpenApiTypes.INT, OpenApiParameter.HEADER, response=[200],
@@ -172,6 +177,13 @@ class ContentViewSet(RestMixin, viewsets.GenericViewSet):
     def get_queryset(self):
         return self.visible(self.model)
 
+    def object_id(self) -> int:
+        """The route's id; ids beyond BIGINT name nothing (and must not reach the database)."""
+        pk = int(self.kwargs["id"])
+        if pk > MAX_ID:
+            raise RestError(*self.not_found, 404)
+        return pk
+
     def conditional(self):
         validators = Validators(self.request, user_key=self.user_key())
         return validators, validators.not_modified(self.request)
@@ -189,7 +201,7 @@ class ContentViewSet(RestMixin, viewsets.GenericViewSet):
         validators, not_modified = self.conditional()
         if not_modified is not None:
             return not_modified
-        row, extra = self.read_object(int(kwargs["id"]))
+        row, extra = self.read_object(self.object_id())
         return validators.apply(Response(self.shape(self.represent([row], **extra))[0]))
 
     def read_object(self, pk: int):
@@ -278,14 +290,13 @@ class EntryViewSet(ContentViewSet):
 
     def update(self, request, *args, **kwargs):
         """WordPress edits partially with POST, PUT and PATCH alike."""
-        instance = self._instance(kwargs["id"])
-        return self._write(request, instance, 200)
+        return self._write(request, self._instance(), 200)
 
     def partial_update(self, request, *args, **kwargs):
         return self.update(request, *args, **kwargs)
 
-    def _instance(self, pk):
-        instance = self.visible(self.model).filter(pk=int(pk)).first()
+    def _instance(self):
+        instance = self.visible(self.model).filter(pk=self.object_id()).first()
         if instance is None:
             raise RestError(*self.not_found, 404)
         return instance
@@ -297,7 +308,7 @@ class EntryViewSet(ContentViewSet):
                 "Wpisy nie trafiają do kosza; dodaj force=true, aby usunąć na stałe.",
                 501,
             )
-        instance = self._instance(kwargs["id"])
+        instance = self._instance()
         self.params = {**self.params, "context": "edit"}
         row, extra = self.read_for_edit(instance.pk)
         previous = self.represent([row], **extra)[0]
@@ -319,20 +330,21 @@ def _entry_schema(read, write, params, name: str):
                        **errors(400, 401, 403)},
         ),
         retrieve=extend_schema(
-            summary=f"Jeden obiekt: {name}", parameters=[DetailParams],
+            summary=f"Jeden obiekt: {name}", parameters=[ID, DetailParams],
             responses={200: read, 304: NOT_MODIFIED, **errors(400, 401, 403, 404)},
         ),
         create=extend_schema(summary=f"Utwórz: {name}", request=write,
                              responses={201: read, **errors(400, 401, 403, 413, 415, 429)}),
-        update=extend_schema(summary=f"Zmień (PUT): {name}", request=write,
+        update=extend_schema(summary=f"Zmień (PUT): {name}", request=write, parameters=[ID],
                              responses={200: read, **detail, **errors(413, 415, 429)}),
         partial_update=extend_schema(summary=f"Zmień (PATCH): {name}", request=write,
+                                     parameters=[ID],
                                      responses={200: read, **detail, **errors(413, 415, 429)}),
-        destroy=extend_schema(summary=f"Usuń: {name}", parameters=[DeleteParams],
+        destroy=extend_schema(summary=f"Usuń: {name}", parameters=[ID, DeleteParams],
                               responses={200: DeletedSerializer, **detail, **errors(429, 501)}),
     )  # fmt: skip
     edit = extend_schema(
-        summary=f"Zmień (POST, jak w WordPressie): {name}", request=write,
+        summary=f"Zmień (POST, jak w WordPressie): {name}", request=write, parameters=[ID],
         operation_id=f"{read.kind}s_edit", responses={200: read, **detail, **errors(413, 415, 429)},
     )  # fmt: skip
 
@@ -443,7 +455,7 @@ def _taxonomy_schema(read, params, name):
         list=extend_schema(summary=f"Lista: {name}", parameters=[params, *TOTALS],
                            responses={200: read(many=True), 304: NOT_MODIFIED,
                                       **errors(400, 401, 403)}),
-        retrieve=extend_schema(summary=f"Jeden obiekt: {name}", parameters=[DetailParams],
+        retrieve=extend_schema(summary=f"Jeden obiekt: {name}", parameters=[ID, DetailParams],
                                responses={200: read, 304: NOT_MODIFIED,
                                           **errors(400, 401, 403, 404)}),
     )  # fmt: skip

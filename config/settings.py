@@ -331,6 +331,6 @@ SPECTACULAR_SETTINGS = {
     "COMPONENT_NO_READ_ONLY_REQUIRED": True,
     "SCHEMA_PATH_PREFIX": r"/wp-json/[^/]+/v[0-9]+",
     "SCHEMA_PATH_PREFIX_TRIM": False,
-    "ENUM_NAME_OVERRIDES": {},
+    "ENUM_GENERATE_CHOICE_DESCRIPTION": False,
     "POSTPROCESSING_HOOKS": ["api.schema.postprocess"],
 }
