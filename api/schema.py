@@ -58,6 +58,11 @@ def postprocess(result, generator, request, public):
     result["paths"] = {
         (path.rstrip("/") or "/"): operations for path, operations in result["paths"].items()
     }
+    # Reads are public: credentials are optional there (an empty security requirement).
+    for operations in result["paths"].values():
+        get = operations.get("get")
+        if get is not None and {} not in get.setdefault("security", []):
+            get["security"].append({})
     result["info"]["description"] += RELATIONS
     return result
 

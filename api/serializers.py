@@ -33,8 +33,9 @@ STATUSES = ("publish", "future", "draft")
 
 def wp_dates(value) -> tuple[str, str]:
     """WordPress's `date` (site time, no offset) and `date_gmt` (UTC, no offset)."""
-    local = timezone.localtime(value).strftime("%Y-%m-%dT%H:%M:%S")
-    return local, value.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S")
+    local = timezone.localtime(value).replace(microsecond=0, tzinfo=None)
+    gmt = value.astimezone(UTC).replace(microsecond=0, tzinfo=None)
+    return local.isoformat(), gmt.isoformat()  # isoformat pads years below 1000, strftime not
 
 
 def wp_status(entry, now) -> str:
@@ -56,7 +57,7 @@ class RenderedSerializer(serializers.Serializer):
 _LINK = {
     "type": "object",
     "properties": {
-        "href": {"type": "string", "format": "uri"},
+        "href": {"type": "string", "description": "Absolute URL (a URI template when templated)."},
         "embeddable": {"type": "boolean"},
         "taxonomy": {"type": "string"},
         "name": {"type": "string"},

@@ -32,7 +32,7 @@ from glossary.models import Article, Category, Series, Status, Term
 
 from . import links, schema
 from .conditional import Validators
-from .exceptions import RestError
+from .exceptions import RestError, invalid_params
 from .filters import (
     ArticleRelationFilter,
     DateFilter,
@@ -132,6 +132,16 @@ class RestMixin:
         if request.method == "OPTIONS":
             return
         cls = self.params_classes.get(getattr(self, "action", None) or "list", GlobalParams)
+        # DRF reads a query string like an HTML form, where `x=` means "not sent"; here an
+        # empty value is an error (except `_embed`, empty meaning "all", and `search`).
+        fields = cls().fields
+        empty = sorted(
+            name
+            for name, values in request.query_params.lists()
+            if "" in values and name not in ("_embed", "search") and name.rstrip("[]") in fields
+        )
+        if empty:
+            raise invalid_params({name: [("blank", "Pusta wartość.")] for name in empty})
         params = cls(data=request.query_params)
         params.is_valid(raise_exception=True)
         self.params = params.validated_data
@@ -303,10 +313,11 @@ class EntryViewSet(ContentViewSet):
 
     def destroy(self, request, *args, **kwargs):
         if not self.params.get("force"):
+            # WordPress answers 501 here; the request is the client's to fix, so 400.
             raise RestError(
                 "rest_trash_not_supported",
                 "Wpisy nie trafiają do kosza; dodaj force=true, aby usunąć na stałe.",
-                501,
+                400,
             )
         instance = self._instance()
         self.params = {**self.params, "context": "edit"}
@@ -327,11 +338,11 @@ def _entry_schema(read, write, params, name: str):
         list=extend_schema(
             summary=f"Lista: {name}", parameters=[params, *TOTALS],
             responses={200: many, 304: NOT_MODIFIED,
-                       **errors(400, 401, 403)},
+                       **errors(400, 401, 403, 429)},
         ),
         retrieve=extend_schema(
             summary=f"Jeden obiekt: {name}", parameters=[ID, DetailParams],
-            responses={200: read, 304: NOT_MODIFIED, **errors(400, 401, 403, 404)},
+            responses={200: read, 304: NOT_MODIFIED, **errors(400, 401, 403, 404, 429)},
         ),
         create=extend_schema(summary=f"Utwórz: {name}", request=write,
                              responses={201: read, **errors(400, 401, 403, 413, 415, 429)}),
@@ -341,7 +352,7 @@ def _entry_schema(read, write, params, name: str):
                                      parameters=[ID],
                                      responses={200: read, **detail, **errors(413, 415, 429)}),
         destroy=extend_schema(summary=f"Usuń: {name}", parameters=[ID, DeleteParams],
-                              responses={200: DeletedSerializer, **detail, **errors(429, 501)}),
+                              responses={200: DeletedSerializer, **detail, **errors(429)}),
     )  # fmt: skip
     edit = extend_schema(
         summary=f"Zmień (POST, jak w WordPressie): {name}", request=write, parameters=[ID],
@@ -454,10 +465,10 @@ def _taxonomy_schema(read, params, name):
     return extend_schema_view(
         list=extend_schema(summary=f"Lista: {name}", parameters=[params, *TOTALS],
                            responses={200: read(many=True), 304: NOT_MODIFIED,
-                                      **errors(400, 401, 403)}),
+                                      **errors(400, 401, 403, 429)}),
         retrieve=extend_schema(summary=f"Jeden obiekt: {name}", parameters=[ID, DetailParams],
                                responses={200: read, 304: NOT_MODIFIED,
-                                          **errors(400, 401, 403, 404)}),
+                                          **errors(400, 401, 403, 404, 429)}),
     )  # fmt: skip
 
 
@@ -490,7 +501,7 @@ class SeriesViewSet(TaxonomyViewSet):
         summary="Szukaj (ta sama wyszukiwarka i kolejność co na stronie i w MCP)",
         parameters=[SearchParams, *TOTALS],
         responses={200: SearchResultSerializer(many=True), 304: NOT_MODIFIED,
-                   **errors(400)},
+                   **errors(400, 401, 403, 429)},
     )
 )  # fmt: skip
 class SearchViewSet(RestMixin, viewsets.GenericViewSet):
@@ -547,7 +558,7 @@ class TypesView(RestMixin, APIView):
 
     @extend_schema(
         summary="Typy wpisów", parameters=[GlobalParams], operation_id="types_list",
-        responses={200: OpenApiTypes.OBJECT, **errors(400)},
+        responses={200: OpenApiTypes.OBJECT, **errors(400, 401, 403, 429)},
     )  # fmt: skip
     def get(self, request):
         return Response({name: _type(name) for name in TYPES})
@@ -556,7 +567,7 @@ class TypesView(RestMixin, APIView):
 class TypeView(RestMixin, APIView):
     @extend_schema(
         summary="Typ wpisów", parameters=[GlobalParams], operation_id="types_retrieve",
-        responses={200: OpenApiTypes.OBJECT, **errors(400, 404)},
+        responses={200: OpenApiTypes.OBJECT, **errors(400, 401, 403, 404, 429)},
     )  # fmt: skip
     def get(self, request, slug):
         if slug not in TYPES:

@@ -298,12 +298,12 @@ def test_scheduling_with_a_future_date(client, editor_auth):
 def test_delete_needs_force_and_returns_the_previous_object(
     client, editor_auth, django_capture_on_commit_callbacks
 ):
-    """Entries have no trash: DELETE without force=true is 501 rest_trash_not_supported;
+    """Entries have no trash: DELETE without force=true is 400 rest_trash_not_supported;
     with it the entry is gone and the answer holds what it was."""
     with django_capture_on_commit_callbacks(execute=True):
         term = make_term("Do usunięcia")
     refused = client.delete(f"{API}/terms/{term.pk}", **editor_auth)
-    assert refused.status_code == 501 and refused.json()["code"] == "rest_trash_not_supported"
+    assert refused.status_code == 400 and refused.json()["code"] == "rest_trash_not_supported"
     with (
         mock.patch.object(events, "publish") as published,
         django_capture_on_commit_callbacks(execute=True),
