@@ -120,10 +120,10 @@ class TaxonomyFilter(BaseFilterBackend):
     def filter_queryset(self, request, queryset, view):
         params = view.params
         if queryset.model is Category:
-            entries = Term.objects.published().filter(categories=OuterRef("pk"))
+            entries = Term.objects.published(now=view.now).filter(categories=OuterRef("pk"))
             owner = ("term", Term, "terms")
         else:
-            entries = Article.objects.published().filter(series=OuterRef("pk"))
+            entries = Article.objects.published(now=view.now).filter(series=OuterRef("pk"))
             owner = ("article", Article, "articles")
         queryset = queryset.annotate(entry_count=SubqueryCount(entries.values("pk")))
         if params.get("hide_empty"):
@@ -142,25 +142,24 @@ class TaxonomyFilter(BaseFilterBackend):
 
 
 class EngineSearchFilter(BaseFilterBackend):
-    """`search` on terms and articles: the site's one search engine (glossary.search), which
-    ranks published entries; its best 100 are the candidates, ranked by `_rank` for
-    `orderby=relevance`. Editors looking at drafts get the admin's match (no ranking)."""
+    """`search` on terms and articles: the site's one search engine (glossary.search) ranks
+    published entries; the view runs it first (`rank_search`) and its best 100 ids arrive
+    here as `_ranked`, the candidates, ranked by `_rank` for `orderby=relevance`. Editors
+    looking at drafts get the admin's match instead (no ranking)."""
 
     def filter_queryset(self, request, queryset, view):
         text = view.params.get("search")
         if not text:
             return queryset
-        if not view.published_only:
+        if "_ranked" not in view.params:
             if queryset.model is Term:
                 return search.matching_terms(queryset=queryset, query=text)
             return queryset.filter(search_text__contains=search.normalize_query(text))
-        engine = search.term_search if queryset.model is Term else search.article_search
-        hits = engine(query=text, limit=search.MAX_LIMIT)
-        ranks = {hit.id: rank for rank, hit in enumerate(hits)}
-        return queryset.filter(pk__in=list(ranks)).annotate(
+        ranked = view.params["_ranked"]
+        return queryset.filter(pk__in=ranked).annotate(
             _rank=Case(
-                *[When(pk=pk, then=Value(rank)) for pk, rank in ranks.items()],
-                default=Value(len(ranks)),
+                *[When(pk=pk, then=Value(rank)) for rank, pk in enumerate(ranked)],
+                default=Value(len(ranked)),
                 output_field=IntegerField(),
             )
         )

@@ -32,7 +32,7 @@ from glossary.models import Article, Category, Series, Status, Term
 
 from . import links, schema
 from .conditional import Validators
-from .exceptions import RestError, invalid_params
+from .exceptions import RestError
 from .filters import (
     ArticleRelationFilter,
     DateFilter,
@@ -53,8 +53,10 @@ from .params import (
     SearchParams,
     SeriesParams,
     TermParams,
+    validate_query,
 )
 from .permissions import can_edit, can_see_drafts
+from .queries import CompiledList
 from .serializers import (
     ArticleSerializer,
     ArticleWriteSerializer,
@@ -132,19 +134,8 @@ class RestMixin:
         if request.method == "OPTIONS":
             return
         cls = self.params_classes.get(getattr(self, "action", None) or "list", GlobalParams)
-        # DRF reads a query string like an HTML form, where `x=` means "not sent"; here an
-        # empty value is an error (except `_embed`, empty meaning "all", and `search`).
-        fields = cls().fields
-        empty = sorted(
-            name
-            for name, values in request.query_params.lists()
-            if "" in values and name not in ("_embed", "search") and name.rstrip("[]") in fields
-        )
-        if empty:
-            raise invalid_params({name: [("blank", "Pusta wartość.")] for name in empty})
-        params = cls(data=request.query_params)
-        params.is_valid(raise_exception=True)
-        self.params = params.validated_data
+        self.params = validate_query(cls, request.query_params)
+        self.now = timezone.now()
         if self.params.get("context") == "edit" and not can_edit(request.user, self.model or Term):
             raise RestError(
                 "rest_forbidden_context",
@@ -152,11 +143,14 @@ class RestMixin:
                 403 if request.user.is_authenticated else 401,
             )
 
+    now = None
+
     def visible(self, model):
-        """Every read starts here: `published()` for whoever may not see drafts."""
-        if can_see_drafts(self.request.user, model):
+        """Every read starts here: `published()` for whoever may not see drafts (and for the
+        bare views api/queries.py compiles readers' lists on, which have no request)."""
+        if self.request is not None and can_see_drafts(self.request.user, model):
             return model.objects.all()
-        return model.objects.published()
+        return model.objects.published(now=self.now)
 
     def user_key(self) -> str:
         user = self.request.user
@@ -202,10 +196,21 @@ class ContentViewSet(RestMixin, viewsets.GenericViewSet):
         validators, not_modified = self.conditional()
         if not_modified is not None:
             return not_modified
-        queryset = self.filter_queryset(self.get_queryset())
-        rows = self.paginate_queryset(queryset)
+        self.rank_search()
+        if self.compiled_reads():
+            rows = self.paginate_queryset(CompiledList(self))
+        else:
+            rows = self.paginate_queryset(self.filter_queryset(self.get_queryset()))
         data = self.shape(self.represent(rows))
         return validators.apply(self.get_paginated_response(data))
+
+    def rank_search(self) -> None:
+        """Run the search engine before the SQL of the list is built: its ranked ids become a
+        parameter (`_ranked`) of that SQL (api/filters.py: EngineSearchFilter)."""
+
+    def compiled_reads(self) -> bool:
+        """Readers' lists run SQL compiled once per request shape (api/queries.py)."""
+        return not any(can_see_drafts(self.request.user, m) for m in (self.model, Term, Article))
 
     def retrieve(self, request, *args, **kwargs):
         validators, not_modified = self.conditional()
@@ -240,18 +245,22 @@ class EntryViewSet(ContentViewSet):
     write_serializer_class = None
     field_names: dict[str, str] = {}
 
+    def initial(self, request, *args, **kwargs):
+        super().initial(request, *args, **kwargs)
+        statuses = set(self.params.get("status") or ["publish"])
+        if statuses != {"publish"} and not can_see_drafts(request.user, self.model):
+            raise RestError(
+                "rest_forbidden_status",
+                "Szkice i wpisy zaplanowane widzą tylko redaktorzy.",
+                403 if request.user.is_authenticated else 401,
+            )
+
     def get_queryset(self):
         if self.action != "list":
             return self.visible(self.model)
         statuses = set(self.params.get("status") or ["publish"])
         if statuses == {"publish"}:
-            return self.model.objects.published()
-        if not can_see_drafts(self.request.user, self.model):
-            raise RestError(
-                "rest_forbidden_status",
-                "Szkice i wpisy zaplanowane widzą tylko redaktorzy.",
-                403 if self.request.user.is_authenticated else 401,
-            )
+            return self.model.objects.published(now=self.now)
         objects = self.model.objects
         if "any" in statuses:
             return objects.all()
@@ -267,6 +276,12 @@ class EntryViewSet(ContentViewSet):
     @property
     def published_only(self) -> bool:
         return set(self.params.get("status") or ["publish"]) == {"publish"}
+
+    def rank_search(self) -> None:
+        text = self.params.get("search")
+        if text and self.published_only:
+            engine = search.term_search if self.model is Term else search.article_search
+            self.params["_ranked"] = [hit.id for hit in engine(query=text, limit=search.MAX_LIMIT)]
 
     def filter_queryset(self, queryset):
         queryset = super().filter_queryset(queryset)

@@ -190,6 +190,9 @@ def _term_by_id(*, pk: int, now: datetime):
     return Term.objects.published(now=now).select_related("last_editor").filter(pk=pk)[:1]
 
 
+# Public name for reads of other apps compiled the same way (api/queries.py).
+Prepared = _Prepared
+
 _TERM_BY_SLUG = _Prepared(_term_by_slug, slug="__slug_placeholder__")
 _TERM_BY_ID = _Prepared(_term_by_id, pk=-3_141_592)
 _TERM_LINKS = _Prepared(_term_links, pk=-2_718_281)
@@ -406,21 +409,16 @@ def _group(rows, pks) -> dict[int, EntryLinks]:
     return out
 
 
-def term_links(*, pks: list[int], include_drafts: bool = False) -> dict[int, EntryLinks]:
-    """For each term in `pks`: its categories, its related terms (published ones, or all with
-    `include_drafts`) and its published articles, in one UNION query, ordered as the term
-    page orders them."""
-    if not pks:
-        return {}
+def _term_links_many(*, pks: list[int], include_drafts: bool, now: datetime):
     category_through = Term.categories.through
     related_through = Term.related.through
     article_through = Article.terms.through
     related = related_through.objects.filter(from_term_id__in=pks)
     articles = article_through.objects.filter(
-        term_id__in=pks, article__in=Article.objects.published()
+        term_id__in=pks, article__in=Article.objects.published(now=now)
     )
     if not include_drafts:
-        related = related.filter(to_term__in=Term.objects.published())
+        related = related.filter(to_term__in=Term.objects.published(now=now))
     parts = (
         _through_links(
             category_through.objects.filter(term_id__in=pks), "category", source="term_id",
@@ -435,21 +433,16 @@ def term_links(*, pks: list[int], include_drafts: bool = False) -> dict[int, Ent
             sort="published_at",
         ),
     )  # fmt: skip
-    return _group(parts[0].union(*parts[1:], all=True), pks)
+    return parts[0].union(*parts[1:], all=True)
 
 
-def article_links(*, pks: list[int], include_drafts: bool = False) -> dict[int, EntryLinks]:
-    """For each article in `pks`: its published glossary terms (or all with
-    `include_drafts`), A–Z, and its series, in one UNION query."""
-    if not pks:
-        return {}
+def _article_links_many(*, pks: list[int], include_drafts: bool, now: datetime):
     uses = Article.terms.through.objects.filter(article_id__in=pks)
     if not include_drafts:
-        uses = uses.filter(term__in=Term.objects.published())
+        uses = uses.filter(term__in=Term.objects.published(now=now))
     parts = (
         _through_links(
-            uses,
-            "uses", source="article_id", target="term", title="name",
+            uses, "uses", source="article_id", target="term", title="name",
             summary="short_definition", sort="sort_key",
         ),
         _through_links(
@@ -457,7 +450,47 @@ def article_links(*, pks: list[int], include_drafts: bool = False) -> dict[int, 
             target="series", title="name", summary="description", sort="name",
         ),
     )  # fmt: skip
-    return _group(parts[0].union(*parts[1:], all=True), pks)
+    return parts[0].union(*parts[1:], all=True)
+
+
+# One compiled statement per (read, number of ids, drafts or not): a page of a list has one of
+# at most 100 sizes, and building the UNION with the ORM cost more than running it.
+_MANY: dict = {}
+
+
+def _links_many(build, pks: list[int], include_drafts: bool) -> list:
+    key = (build, len(pks), include_drafts)
+    prepared = _MANY.get(key)
+    if prepared is None:
+        names = [f"pk{i}" for i in range(len(pks))]
+
+        def bound(*, now, **values):
+            return build(
+                pks=[values[name] for name in names], include_drafts=include_drafts, now=now
+            )
+
+        placeholders = {name: -(7_000_000 + i) for i, name in enumerate(names)}
+        prepared = _MANY[key] = _Prepared(bound, **placeholders)
+    return prepared(**{f"pk{i}": pk for i, pk in enumerate(pks)})
+
+
+def term_links(*, pks: list[int], include_drafts: bool = False) -> dict[int, EntryLinks]:
+    """For each term in `pks`: its categories, its related terms (published ones, or all with
+    `include_drafts`) and its published articles, in one UNION query (compiled once per page
+    size), ordered as the term page orders them."""
+    pks = list(dict.fromkeys(pks))
+    if not pks:
+        return {}
+    return _group(_links_many(_term_links_many, pks, include_drafts), pks)
+
+
+def article_links(*, pks: list[int], include_drafts: bool = False) -> dict[int, EntryLinks]:
+    """For each article in `pks`: its published glossary terms (or all with
+    `include_drafts`), A–Z, and its series, in one UNION query."""
+    pks = list(dict.fromkeys(pks))
+    if not pks:
+        return {}
+    return _group(_links_many(_article_links_many, pks, include_drafts), pks)
 
 
 def related_term_ids(*, pk: int) -> list[int]:

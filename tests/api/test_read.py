@@ -495,3 +495,39 @@ def test_draft_article_still_counts_nowhere(client, glossary):
     make_article("Szkic w serii", status=Status.DRAFT, series=glossary["series"], series_order=5)
     assert get(client, f"/series/{glossary['series'].pk}").json()["count"] == 1
     assert Article.objects.count() == 2
+
+
+SAME_SHAPE = [
+    ({"slug": "sse"}, {"slug": "mcp"}),
+    ({"include": "{sse},{http}", "orderby": "include"},
+     {"include": "{mcp},{sse}", "orderby": "include"}),
+    ({"categories": "{transport}"}, {"categories": "{protocols}"}),
+    ({"related": "{sse}", "exclude": "{http}"}, {"related": "{sse}", "exclude": "{mcp}"}),
+    ({"search": "sse"}, {"search": "http"}),
+    ({"after": "2000-01-01T00:00:00", "slug": "sse"},
+     {"after": "2001-01-01T00:00:00", "slug": "http"}),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("first, second", SAME_SHAPE)
+def test_compiled_lists_answer_each_request_with_its_own_values(client, glossary, first, second):
+    """Readers' lists reuse SQL compiled for the first request of a shape (api/queries.py);
+    a second request of the same shape gets exactly what the ORM gives for its values."""
+    from django.http import QueryDict
+
+    from api.params import TermParams, validate_query
+    from api.views import TermViewSet
+
+    names = {k: glossary[k].pk for k in ("sse", "http", "mcp", "transport", "protocols")}
+    for params in (first, second, first):
+        params = {k: v.format(**names) for k, v in params.items()}
+        got = [t["slug"] for t in get(client, "/terms", **params).json()]
+        view = TermViewSet()
+        view.request, view.action, view.now = None, "list", timezone.now()
+
+        query = QueryDict(mutable=True)
+        query.update(params)
+        view.params = validate_query(TermParams, query)
+        view.rank_search()
+        expected = [t.slug for t in view.filter_queryset(view.get_queryset())[:10]]
+        assert got == expected and got, params
