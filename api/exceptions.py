@@ -115,6 +115,9 @@ def _translate(exc, request, view) -> RestError:
         code = exc.get_codes() if isinstance(exc.get_codes(), str) else "authentication_failed"
         code = code if code.startswith("rest_") else "rest_authentication_failed"
         return RestError(code, str(exc.detail), 401)
+    if isinstance(exc, exceptions.PermissionDenied) and str(exc.detail).startswith("CSRF"):
+        # DRF's SessionAuthentication: WordPress's code for a cookie login without its nonce.
+        return RestError("rest_cookie_invalid_nonce", str(exc.detail), 403)
     if isinstance(exc, exceptions.PermissionDenied):
         code = _BY_METHOD.get(method, "rest_forbidden")
         return RestError(code, "Nie masz uprawnień, aby to zrobić.", 403)

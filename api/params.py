@@ -10,8 +10,9 @@ and `include[]=1&include[]=2`.
 import unicodedata
 from functools import cache
 
+from django.core.exceptions import ValidationError as DjangoValidationError
 from rest_framework import serializers
-from rest_framework.fields import empty
+from rest_framework.fields import empty, get_error_detail
 
 from .exceptions import RestError, invalid_params
 
@@ -87,7 +88,25 @@ class GlobalParams(serializers.Serializer):
         return fields
 
     def to_internal_value(self, data):
-        values = super().to_internal_value(data)
+        """Validates only the parameters the query string carries (the others take their
+        defaults): running DRF's per-field machinery over all ~25 declared fields cost more
+        than the list query. Same errors, field by field, as DRF's own loop."""
+        present = {key.removesuffix("[]") for key in data}
+        values, errors = {}, {}
+        for field in self._writable_fields:
+            name = field.field_name
+            if name not in present:
+                if field.default is not empty:
+                    values[name] = field.get_default()
+                continue
+            try:
+                values[name] = field.run_validation(field.get_value(data))
+            except serializers.ValidationError as exc:
+                errors[name] = exc.detail
+            except DjangoValidationError as exc:
+                errors[name] = get_error_detail(exc)
+        if errors:
+            raise serializers.ValidationError(errors)
         # `?_embed` alone (or `=1`, `=true`) means "embed everything", as in WordPress.
         if hasattr(data, "getlist") and ("_embed" in data or "_embed[]" in data):
             wanted = values.get("_embed") or []

@@ -294,6 +294,7 @@ REST_FRAMEWORK = {
     "DEFAULT_PERMISSION_CLASSES": ["api.permissions.ContentPermissions"],
     "DEFAULT_RENDERER_CLASSES": ["api.renderers.JSONRenderer"],
     "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
+    "DEFAULT_CONTENT_NEGOTIATION_CLASS": "api.renderers.JSONNegotiation",
     "DEFAULT_THROTTLE_CLASSES": ["api.throttling.WriteRateThrottle"],
     "DEFAULT_THROTTLE_RATES": {
         # Failed Basic-auth attempts per client address and per username (api/throttling.py).
@@ -308,6 +309,14 @@ REST_FRAMEWORK = {
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "UNAUTHENTICATED_USER": "django.contrib.auth.models.AnonymousUser",
 }
+# The REST routes' own handler under WSGI (config/wsgi.py): what an API with session logins
+# needs (DRF checks CSRF itself for session-authenticated writes), none of the page middleware.
+REST_MIDDLEWARE = [
+    "api.middleware.RestHostMiddleware",
+    "django.middleware.security.SecurityMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+]
 # Throttle counters: per process by default; with REDIS_URL every process shares them.
 CACHES = {
     "default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"},

@@ -2,10 +2,11 @@
 
 Requests to the MCP endpoint (/wp-json/<namespace>/mcp) go to a handler built with
 `settings.MCP_MIDDLEWARE` only (JSON Host validation and SecurityMiddleware's redirect and
-headers), everything else (the REST API under /wp-json/ included: it needs sessions, auth and
-CSRF) to the site's handler with the full `MIDDLEWARE`. Why: the MCP path is the hot one
-(bench/mcp.py), and sessions, auth, messages, CSRF, frame options and WhiteNoise do nothing for
-a CSRF-exempt JSON API but cost CPU on every call. Both handlers send the
+headers), the rest of /wp-json/ (the REST API, api/) to one with `settings.REST_MIDDLEWARE`
+(sessions and auth besides), everything else to the site's handler with the full `MIDDLEWARE`.
+Why: the MCP path is the hot one (bench/mcp.py), and sessions, auth, messages, CSRF, frame
+options and WhiteNoise do nothing for a CSRF-exempt JSON API but cost CPU on every call; the
+REST API needs sessions and auth, not the page middleware (bench/rest.py). All handlers send the
 request_started/finished signals, so connection handling is the same. POSTs to the MCP endpoint
 go through `mcp_endpoint.fastpath` first, which replays answers the MCP handler already gave
 from its result cache. Tests go through Django's test client (the full list), which covers the
@@ -30,12 +31,14 @@ class McpHandler(WSGIHandler):
     """Django's WSGI handler with `settings.MCP_MIDDLEWARE` instead of `MIDDLEWARE`
     (synchronous middleware only, as the listed ones are)."""
 
+    middleware_setting = "MCP_MIDDLEWARE"
+
     def load_middleware(self, is_async=False):
         self._view_middleware = []
         self._template_response_middleware = []
         self._exception_middleware = []
         handler = convert_exception_to_response(self._get_response)
-        for path in reversed(settings.MCP_MIDDLEWARE):
+        for path in reversed(getattr(settings, self.middleware_setting)):
             instance = import_string(path)(handler)
             if hasattr(instance, "process_view"):
                 self._view_middleware.insert(0, instance.process_view)
@@ -58,10 +61,22 @@ class McpHandler(WSGIHandler):
 mcp_application = McpHandler()
 
 
+class RestHandler(McpHandler):
+    """The REST API (api/) with `settings.REST_MIDDLEWARE`: sessions and auth (session
+    logins, CSRF checked by DRF itself), none of the page middleware."""
+
+    middleware_setting = "REST_MIDDLEWARE"
+
+
+rest_application = RestHandler()
+
+
 from mcp_endpoint import fastpath  # noqa: E402  (after setup)
 
 _ENDPOINT = f"/wp-json/{settings.MCP_NAMESPACE.strip('/')}/mcp"
 MCP_ENDPOINTS = frozenset({_ENDPOINT, _ENDPOINT + "/"})
+# The rest of /wp-json/ is the REST API: its own handler, with the middleware it needs.
+REST_PREFIX = "/wp-json/"
 
 
 def application(environ, start_response):
@@ -70,5 +85,6 @@ def application(environ, start_response):
         # A POST whose answer the MCP handler already gave from its result cache is replayed
         # without building a Django request (mcp_endpoint/fastpath.py).
         return fastpath.serve(environ, start_response, mcp_application)
-    # The rest of /wp-json/ is the REST API (api/): it needs sessions, auth and CSRF.
+    if path.startswith(REST_PREFIX):
+        return rest_application(environ, start_response)
     return site_application(environ, start_response)

@@ -2,6 +2,8 @@
 application passwords, and clients that send them."""
 
 import base64
+import importlib
+from types import SimpleNamespace
 
 import pytest
 from django.contrib.auth.models import Group, User
@@ -16,10 +18,23 @@ def basic(username: str, password: str) -> dict:
     return {"HTTP_AUTHORIZATION": f"Basic {token}"}
 
 
+def editors_group() -> Group:
+    """The Editors group of glossary migration 0002 (recreated with the same permissions after
+    a transactional test flushed the database)."""
+    from django.apps import apps
+    from django.db import connection
+
+    migration = importlib.import_module("glossary.migrations.0002_editors_group")
+    schema_editor = SimpleNamespace(connection=connection)
+    if not Group.objects.filter(name=migration.GROUP_NAME).exists():
+        migration.create_editors_group(apps, schema_editor)
+    return Group.objects.get(name=migration.GROUP_NAME)
+
+
 @pytest.fixture
 def editor(db):
     user = User.objects.create_user("redaktor", password="x-unused-account-password", is_staff=True)
-    user.groups.add(Group.objects.get(name="Editors"))
+    user.groups.add(editors_group())
     return user
 
 

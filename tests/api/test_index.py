@@ -118,27 +118,57 @@ def test_bad_host_on_rest_routes_is_a_wordpress_error(client):
     assert response.status_code == 400 and response.json()["code"] == "rest_invalid_host"
 
 
-def test_rest_routes_take_the_site_handler_and_mcp_the_lean_one(monkeypatch, transactional_db):
-    """config/wsgi.py: the MCP endpoint keeps its lean handler; every other /wp-json/ path
-    (the REST API, its index) gets the site's middleware (sessions, auth, CSRF)."""
+def test_rest_routes_take_their_handler_and_mcp_the_lean_one(monkeypatch, transactional_db):
+    """config/wsgi.py: the MCP endpoint keeps its lean handler; the rest of /wp-json/ (the REST
+    API, its index, unknown routes) gets the REST handler, pages the site's."""
     from config import wsgi
     from tests.test_config_wsgi import PING, call
 
     seen = []
-    for name in ("mcp_application", "site_application"):
+    for name in ("mcp_application", "rest_application", "site_application"):
         handler = getattr(wsgi, name)
         monkeypatch.setattr(
             wsgi, name, lambda env, sr, h=handler, n=name: seen.append(n) or h(env, sr)
         )
-    status, headers, _body = call("/wp-json/webflux/v1/terms")
-    assert status == 200 and seen == ["site_application"]
-    assert headers["x-frame-options"] == "DENY"
-    status, _headers, _body = call("/wp-json/")
-    assert status == 200 and seen[-1] == "site_application"
+    status, headers, body = call("/wp-json/webflux/v1/terms")
+    assert status == 200 and seen == ["rest_application"] and body.startswith(b"[")
+    assert headers["content-length"] == str(len(body)) and "x-wp-total" in headers
+    assert call("/wp-json/")[0] == 200 and seen[-1] == "rest_application"
+    missing = call("/wp-json/nothing")
+    assert missing[0] == 404 and b"rest_no_route" in missing[2]
+    bad_host = call("/wp-json/webflux/v1/terms", host="evil.example")
+    assert bad_host[0] == 400 and b"rest_invalid_host" in bad_host[2]
     status, _headers, _body = call(
         "/wp-json/webflux/v1/mcp", method="POST", body=PING, accept="application/json"
     )
     assert status == 200 and seen[-1] == "mcp_application"
+    assert call("/")[0] == 200 and seen[-1] == "site_application"
+
+
+def test_session_writes_need_csrf_through_the_rest_handler(editor, transactional_db):
+    """Under the REST handler (no CsrfViewMiddleware) DRF itself refuses a session write
+    without the CSRF token."""
+    from django.conf import settings as django_settings
+    from django.contrib.sessions.backends.db import SessionStore
+
+    from tests.test_config_wsgi import call
+
+    session = SessionStore()
+    session["_auth_user_id"] = str(editor.pk)
+    session["_auth_user_backend"] = "django.contrib.auth.backends.ModelBackend"
+    session["_auth_user_hash"] = editor.get_session_auth_hash()
+    session.create()
+    cookie = f"{django_settings.SESSION_COOKIE_NAME}={session.session_key}"
+    status, _headers, body = call(
+        f"{API}/terms", method="POST", body=b'{"title": "Z sesji"}', cookie=cookie
+    )
+    assert status == 403 and b"CSRF" in body
+    token = "a" * 32
+    status, _headers, body = call(
+        f"{API}/terms", method="POST", body=b'{"title": "Z sesji"}',
+        cookie=f"{cookie}; csrftoken={token}", x_csrftoken=token,
+    )  # fmt: skip
+    assert status == 201, body
 
 
 def test_version_history_appears_once_revision_routes_exist(client, monkeypatch):
