@@ -61,34 +61,46 @@ def _optional_page(name: str, placeholder: str):
         return None
 
 
+@cache
+def _bases(site: str) -> dict:
+    """Absolute prefixes for `site` (SITE_URL), computed once: a list builds several links
+    per object, hundreds per page. What it returns is shared: never mutated."""
+    paths = _paths()
+    ns = site + paths["namespace"]
+    pages = {}
+    for kind in ("term", "article", "category", "series"):
+        parts = paths.get(f"{kind}_page")
+        if parts is None:  # no such page yet: the index (categories) or the article list
+            fallback = paths["index_page"] if kind == "category" else paths["articles_page"]
+            pages[kind] = (site + fallback, "", False)
+        else:
+            pages[kind] = (site + parts[0], parts[1], True)
+    return {
+        "root": site + paths["index"],
+        "ns": ns,
+        "route": {kind: f"{ns}/{base}" for kind, base in REST_BASE.items()},
+        "pages": pages,
+        # Our relations are described in the OpenAPI document (`info.description`).
+        "curies": [*CURIES, {"name": "webflux", "href": ns + "/openapi#{rel}", "templated": True}],
+    }
+
+
 def api_root() -> str:
-    return settings.SITE_URL + _paths()["index"]
+    return _bases(settings.SITE_URL)["root"]
 
 
 def namespace_url() -> str:
-    return settings.SITE_URL + _paths()["namespace"]
-
-
-def curies() -> list[dict]:
-    # Our relations are described in the OpenAPI document (`info.description`).
-    return [
-        *CURIES,
-        {"name": "webflux", "href": namespace_url() + "/openapi#{rel}", "templated": True},
-    ]
+    return _bases(settings.SITE_URL)["ns"]
 
 
 def page(kind: str, slug: str) -> str:
     """The public page of an entry (what `link` holds)."""
-    paths = _paths()
-    parts = paths.get(f"{kind}_page")
-    if parts is None:
-        fallback = paths["index_page"] if kind == "category" else paths["articles_page"]
-        return settings.SITE_URL + fallback
-    return settings.SITE_URL + parts[0] + slug + parts[1]
+    prefix, suffix, with_slug = _bases(settings.SITE_URL)["pages"][kind]
+    return prefix + slug + suffix if with_slug else prefix
 
 
 def route(kind: str) -> str:
-    return f"{namespace_url()}/{REST_BASE[kind]}"
+    return _bases(settings.SITE_URL)["route"][kind]
 
 
 REST_BASE = {"term": "terms", "article": "articles", "category": "categories", "series": "series"}
@@ -96,8 +108,9 @@ TYPES = ("term", "article")
 
 
 def entry_links(kind: str, pk: int) -> dict:
-    ns = namespace_url()
-    base = f"{ns}/{REST_BASE[kind]}"
+    bases = _bases(settings.SITE_URL)
+    ns = bases["ns"]
+    base = bases["route"][kind]
     links = {
         "self": [{"href": f"{base}/{pk}"}],
         "collection": [{"href": base}],
@@ -126,7 +139,7 @@ def entry_links(kind: str, pk: int) -> dict:
     elif kind == "series":
         links["about"] = [{"href": f"{ns}/types/article"}]
         links["webflux:entries"] = [{"href": f"{ns}/articles?series={pk}"}]
-    links["curies"] = curies()
+    links["curies"] = bases["curies"]
     return links
 
 
@@ -138,20 +151,23 @@ def excerpt_html(text: str) -> str:
 def embed_link(link) -> dict:
     """A linked entry in `context=embed`: enough to show a card and follow `self`."""
     kind = link.kind
-    base = route(kind)
+    bases = _bases(settings.SITE_URL)
+    base = bases["route"][kind]
+    prefix, suffix, with_slug = bases["pages"][kind]
+    url = prefix + link.slug + suffix if with_slug else prefix
     if kind in TYPES:
         return {
             "id": link.id,
             "slug": link.slug,
             "type": kind,
-            "link": page(kind, link.slug),
+            "link": url,
             "title": {"rendered": escape(link.title, quote=False)},
             "excerpt": {"rendered": excerpt_html(link.summary)},
             "_links": {"self": [{"href": f"{base}/{link.id}"}], "collection": [{"href": base}]},
         }
     return {
         "id": link.id,
-        "link": page(kind, link.slug),
+        "link": url,
         "name": link.title,
         "slug": link.slug,
         "taxonomy": kind,

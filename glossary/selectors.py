@@ -186,30 +186,20 @@ def _term_links(*, pk: int, now: datetime):
     return parts[0].union(*parts[1:], all=True)
 
 
-def _term_by_id(*, pk: int, now: datetime):
-    return Term.objects.published(now=now).select_related("last_editor").filter(pk=pk)[:1]
-
-
 # Public name for reads of other apps compiled the same way (api/queries.py).
 Prepared = _Prepared
 
 _TERM_BY_SLUG = _Prepared(_term_by_slug, slug="__slug_placeholder__")
-_TERM_BY_ID = _Prepared(_term_by_id, pk=-3_141_592)
 _TERM_LINKS = _Prepared(_term_links, pk=-2_718_281)
 
 
-def term_detail(
-    *, slug: str | None = None, pk: int | None = None, include_drafts: bool = False
-) -> TermDetail | None:
-    """A term, by slug or by id, with its categories, published related terms and published
-    articles (2 queries, both compiled once: see `_Prepared`)."""
-    lookup = {"slug": slug} if pk is None else {"pk": pk}
+def term_detail(*, slug: str, include_drafts: bool = False) -> TermDetail | None:
+    """A term with its categories, published related terms and published articles (2 queries,
+    both compiled once: see `_Prepared`)."""
     if include_drafts:
-        term = _visible(Term, True).select_related("last_editor").filter(**lookup).first()
-    elif pk is None:
-        term = next(iter(_TERM_BY_SLUG(slug=slug)), None)
+        term = _visible(Term, True).select_related("last_editor").filter(slug=slug).first()
     else:
-        term = next(iter(_TERM_BY_ID(pk=pk)), None)
+        term = next(iter(_TERM_BY_SLUG(slug=slug)), None)
     if term is None:
         return None
     links = [Link(*row) for row in _TERM_LINKS(pk=term.pk)]
@@ -222,16 +212,12 @@ def term_detail(
     return detail
 
 
-def article_detail(
-    *, slug: str | None = None, pk: int | None = None, include_drafts: bool = False
-) -> ArticleDetail | None:
-    """An article, by slug or by id, with its published glossary terms and its series
-    neighbours (2 queries)."""
-    lookup = {"slug": slug} if pk is None else {"pk": pk}
+def article_detail(*, slug: str, include_drafts: bool = False) -> ArticleDetail | None:
+    """An article with its published glossary terms and its series neighbours (2 queries)."""
     article = (
         _visible(Article, include_drafts)
         .select_related("author", "series")
-        .filter(**lookup)
+        .filter(slug=slug)
         .first()
     )
     if article is None:
@@ -491,12 +477,3 @@ def article_links(*, pks: list[int], include_drafts: bool = False) -> dict[int, 
     if not pks:
         return {}
     return _group(_links_many(_article_links_many, pks, include_drafts), pks)
-
-
-def related_term_ids(*, pk: int) -> list[int]:
-    """Every term related to `pk`, drafts included: what an editor's `related` field holds."""
-    return list(
-        Term.related.through.objects.filter(from_term_id=pk)
-        .order_by("to_term_id")
-        .values_list("to_term_id", flat=True)
-    )
