@@ -4,7 +4,8 @@ A request runs DRF's pipeline (authentication, permissions, throttles), then `in
 validates the query string with the route's parameter serializer (api/params.py) before
 anything reads it. Reads start from `visible()`/`get_queryset()`, i.e. `published()` for
 everyone who may not see drafts; a list is filter backends + WordPress pagination + one
-links query for the page; a detail is the selectors' detail read. Writes validate the body's
+links query for the page (readers' SQL compiled once per request shape, api/queries.py); an
+object is read as its list with `include=<id>`. Writes validate the body's
 shape (api/serializers.py) and hand model-named changes to glossary.services, which applies
 the admin's rules. Conditional GETs are answered from the content version (api/conditional.py).
 """
