@@ -26,13 +26,14 @@ SEED = 20261201
 @pytest.fixture(scope="module")
 def api_site():
     server = LiveServer(
+        name="rest",  # its own database: the session's live server keeps the demo content
         base_env={
             **os.environ,
             "SECURE_PROXY_SSL_HEADER": "1",
             "API_AUTH_FAILURES_PER_IP": "100000/min",
             "API_AUTH_FAILURES_PER_USER": "100000/min",
             "API_WRITES_PER_USER": "100000/min",
-        }
+        },
     )
     try:
         server.start()
