@@ -18,6 +18,14 @@ def pytest_report_header(config):
     return f"database: {connection.vendor} ({connection.settings_dict['NAME']})"
 
 
+@pytest.fixture(scope="session")
+def anyio_backend():
+    """Async tests run on asyncio, the loop the servers and the SDK client use. (anyio's own
+    fixture runs every backend installed, and Selenium brings trio: tests sharing one
+    deployment would then run twice against the same data.)"""
+    return "asyncio"
+
+
 # --- Live server for tests with real peers (SDK client, conformance suite, curl exchanges) ----
 LIVE_SERVER_KEY = pytest.StashKey()
 
