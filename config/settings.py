@@ -95,10 +95,13 @@ INSTALLED_APPS = [
     "reversion",
     "glossary",
     "mcp_endpoint",
+    "drf_spectacular",
+    "api",
 ]
 
 MIDDLEWARE = [
     # First: answers a disallowed Host on /wp-json/ with JSON before anything calls get_host().
+    "api.middleware.RestHostMiddleware",
     "mcp_endpoint.transports.middleware.McpHostMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
@@ -108,6 +111,8 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    # Every page says where its REST API is (WordPress's `Link: <…/wp-json/>` discovery).
+    "api.middleware.ApiDiscoveryMiddleware",
 ]
 # The MCP routes under /wp-json/ get their own handler with only these (config/wsgi.py): a
 # JSON API needs no sessions, auth, messages, CSRF (the view is exempt), frame options or
@@ -282,3 +287,65 @@ EVENTSTREAM_CHANNELMANAGER_CLASS = "glossary.eventstream.GlossaryChannelManager"
 REDIS_URL = os.environ.get("REDIS_URL", "")
 if REDIS_URL:
     EVENTSTREAM_REDIS = redis_options(REDIS_URL)
+
+# --- REST API (api/: WordPress-style, on Django REST framework) ---------------------------
+# Routes live under /wp-json/<MCP_NAMESPACE>/ next to the MCP endpoint. Reads are public
+# (published content only); writes take Django's model permissions (the Editors group) with
+# HTTP Basic auth over application passwords (api/authentication.py) or the admin's session.
+REST_FRAMEWORK = {
+    "DEFAULT_AUTHENTICATION_CLASSES": [
+        "api.authentication.ApplicationPasswordAuthentication",
+        "rest_framework.authentication.SessionAuthentication",
+    ],
+    "DEFAULT_PERMISSION_CLASSES": ["api.permissions.ContentPermissions"],
+    "DEFAULT_RENDERER_CLASSES": ["api.renderers.JSONRenderer"],
+    "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
+    "DEFAULT_CONTENT_NEGOTIATION_CLASS": "api.renderers.JSONNegotiation",
+    "DEFAULT_THROTTLE_CLASSES": ["api.throttling.WriteRateThrottle"],
+    "DEFAULT_THROTTLE_RATES": {
+        # Failed Basic-auth attempts per client address and per username (api/throttling.py).
+        "basic_auth_ip": os.environ.get("API_AUTH_FAILURES_PER_IP", "10/min"),
+        "basic_auth_user": os.environ.get("API_AUTH_FAILURES_PER_USER", "30/hour"),
+        "writes": os.environ.get("API_WRITES_PER_USER", "120/min"),
+    },
+    # X-Forwarded-For is trusted only for this many proxies (0: the socket's address).
+    "NUM_PROXIES": env_int("API_NUM_PROXIES", 0),
+    "EXCEPTION_HANDLER": "api.exceptions.exception_handler",
+    "DEFAULT_METADATA_CLASS": "api.metadata.RouteMetadata",
+    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "UNAUTHENTICATED_USER": "django.contrib.auth.models.AnonymousUser",
+}
+# The REST routes' own handler under WSGI (config/wsgi.py): what an API with session logins
+# needs (DRF checks CSRF itself for session-authenticated writes), none of the page middleware.
+REST_MIDDLEWARE = [
+    "api.middleware.RestHostMiddleware",
+    "django.middleware.security.SecurityMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+]
+# Throttle counters: per process by default; with REDIS_URL every process shares them.
+CACHES = {
+    "default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"},
+    "api": (
+        {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL}
+        if REDIS_URL
+        else {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": "api"}
+    ),
+}
+SPECTACULAR_SETTINGS = {
+    "TITLE": "Słownik REST API",
+    "DESCRIPTION": (
+        "WordPress-style REST API of the Słownik glossary (namespace webflux/v1): "
+        "terms, articles, categories, series and search. Reads are public and show published "
+        "content; editors write with HTTP Basic auth and an application password."
+    ),
+    "VERSION": "1",
+    "SERVE_INCLUDE_SCHEMA": False,
+    "COMPONENT_SPLIT_REQUEST": True,
+    # `context` and `_fields` may leave any field out: none is required in a response.
+    "COMPONENT_NO_READ_ONLY_REQUIRED": True,
+    "SCHEMA_PATH_PREFIX": r"/wp-json/[^/]+/v[0-9]+",
+    "SCHEMA_PATH_PREFIX_TRIM": False,
+    "ENUM_GENERATE_CHOICE_DESCRIPTION": False,
+    "POSTPROCESSING_HOOKS": ["api.schema.postprocess"],
+}

@@ -4,6 +4,8 @@ from django.urls import include, path
 urlpatterns = [
     path("admin/", admin.site.urls),
     path("", include("mcp_endpoint.urls")),
+    # After the MCP endpoint: api/ ends with the catch-all `rest_no_route` for /wp-json/.
+    path("", include("api.urls")),
     path("", include("glossary.urls")),
 ]
 

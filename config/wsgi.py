@@ -1,15 +1,17 @@
 """WSGI entry point: two Django handlers in one process.
 
-Requests under /wp-json/ (the MCP endpoint and its REST index) go to a handler built with
+Requests to the MCP endpoint (/wp-json/<namespace>/mcp) go to a handler built with
 `settings.MCP_MIDDLEWARE` only (JSON Host validation and SecurityMiddleware's redirect and
-headers), everything else to the site's handler with the full `MIDDLEWARE`. Why: the MCP
-path is the hot one (bench/mcp.py), and sessions, auth, messages, CSRF, frame options and
-WhiteNoise do nothing for a CSRF-exempt JSON API but cost CPU on every call. Both handlers
-send the request_started/finished signals, so connection handling is the same. POSTs to the
-MCP endpoint go through `mcp_endpoint.transports.fastpath` first, which replays answers the
-MCP handler already gave from its result cache; the lean handler itself is
-`mcp_endpoint.transports.wsgi.LeanHandler`. Tests go through Django's test client (the full
-list), which covers the same views; tests/live/test_production_topology.py serves this module.
+headers), the rest of /wp-json/ (the REST API, api/) to one with `settings.REST_MIDDLEWARE`
+(sessions and auth besides), everything else to the site's handler with the full `MIDDLEWARE`.
+Why: the MCP path is the hot one (bench/mcp.py), and sessions, auth, messages, CSRF, frame
+options and WhiteNoise do nothing for a CSRF-exempt JSON API but cost CPU on every call; the
+REST API needs sessions and auth, not the page middleware (bench/rest.py). All handlers send the
+request_started/finished signals, so connection handling is the same. POSTs to the MCP endpoint
+go through `mcp_endpoint.transports.fastpath` first, which replays answers the MCP handler
+already gave from its result cache; the handlers are `mcp_endpoint.transports.wsgi.LeanHandler`
+over each list. Tests go through Django's test client (the full list), which covers the same
+views; tests/live/test_production_topology.py serves this module.
 """
 
 import os
@@ -28,12 +30,22 @@ from django.conf import settings  # noqa: E402  (after setup)
 from mcp_endpoint.transports import fastpath  # noqa: E402  (after setup)
 from mcp_endpoint.transports.wsgi import LeanHandler  # noqa: E402
 
-MCP_PREFIX = "/wp-json/"
 mcp_application = LeanHandler()
 
 
+class RestHandler(LeanHandler):
+    """The REST API (api/) with `settings.REST_MIDDLEWARE`: sessions and auth (session
+    logins, CSRF checked by DRF itself), none of the page middleware."""
+
+    middleware_setting = "REST_MIDDLEWARE"
+
+
+rest_application = RestHandler()
+
 _ENDPOINT = f"/wp-json/{settings.MCP_NAMESPACE.strip('/')}/mcp"
 MCP_ENDPOINTS = frozenset({_ENDPOINT, _ENDPOINT + "/"})
+# The rest of /wp-json/ is the REST API: its own handler, with the middleware it needs.
+REST_PREFIX = "/wp-json/"
 
 
 def application(environ, start_response):
@@ -42,6 +54,6 @@ def application(environ, start_response):
         # A POST whose answer the MCP handler already gave from its result cache is replayed
         # without building a Django request (mcp_endpoint/transports/fastpath.py).
         return fastpath.serve(environ, start_response, mcp_application)
-    if path.startswith(MCP_PREFIX):
-        return mcp_application(environ, start_response)
+    if path.startswith(REST_PREFIX):
+        return rest_application(environ, start_response)
     return site_application(environ, start_response)

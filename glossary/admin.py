@@ -264,10 +264,7 @@ class PublishableAdmin(PolishMessagesMixin, admin.ModelAdmin):
         )
 
     def _comment(self, form, change: bool) -> str:
-        if not change:
-            return "Dodano."
-        labels = [str(form.fields[name].label) for name in form.changed_data if name in form.fields]
-        return f"Zmieniono: {', '.join(labels)}." if labels else "Zapisano bez zmian."
+        return services.change_comment(form, created=not change)
 
     # --- the live preview ------------------------------------------------------------------
 

@@ -283,3 +283,134 @@ def content_state(*, now: datetime | None = None) -> tuple | None:
         cursor.execute(_CONTENT_STATE_SQL, [published, when, published, when])
         row = cursor.fetchone()
     return None if row is None or row[0] is None else tuple(row)
+
+
+# --- Links of many entries at once (REST collections) ---------------------------------------
+@dataclass
+class EntryLinks:
+    """What one entry of a list links to, as `Link`s (the rows a detail read also returns)."""
+
+    categories: list[Link] = field(default_factory=list)
+    related: list[Link] = field(default_factory=list)
+    articles: list[Link] = field(default_factory=list)
+    terms: list[Link] = field(default_factory=list)
+    series: list[Link] = field(default_factory=list)
+
+
+def _through_links(qs, kind: str, *, source: str, target: str, title: str, summary, sort):
+    return (
+        qs.order_by()
+        .annotate(
+            _kind=Value(kind, output_field=CharField()),
+            _title=F(f"{target}__{title}"),
+            _summary=F(f"{target}__{summary}") if summary else Value("", output_field=CharField()),
+            _sort=Cast(f"{target}__{sort}", output_field=CharField()),
+        )
+        .values_list(
+            "_kind", source, f"{target}_id", f"{target}__slug", "_title", "_summary", "_sort"
+        )
+    )
+
+
+# Row label -> (EntryLinks attribute, kind of the linked entry).
+_BUCKETS = {
+    "category": ("categories", "category"),
+    "related": ("related", "term"),
+    "article": ("articles", "article"),
+    "uses": ("terms", "term"),
+    "series": ("series", "series"),
+}
+
+
+def _group(rows, pks) -> dict[int, EntryLinks]:
+    out = {pk: EntryLinks() for pk in pks}
+    for label, source, pk, slug, title, summary, sort in sorted(rows, key=lambda r: (r[6], r[2])):
+        bucket, kind = _BUCKETS[label]
+        getattr(out[source], bucket).append(Link(kind, pk, slug, title, summary, sort))
+    for links in out.values():
+        links.articles.reverse()  # newest first, as on the term page
+    return out
+
+
+def _term_links_many(*, pks: list[int], include_drafts: bool, now: datetime):
+    category_through = Term.categories.through
+    related_through = Term.related.through
+    article_through = Article.terms.through
+    related = related_through.objects.filter(from_term_id__in=pks)
+    articles = article_through.objects.filter(
+        term_id__in=pks, article__in=Article.objects.published(now=now)
+    )
+    if not include_drafts:
+        related = related.filter(to_term__in=Term.objects.published(now=now))
+    parts = (
+        _through_links(
+            category_through.objects.filter(term_id__in=pks), "category", source="term_id",
+            target="category", title="name", summary="description", sort="name",
+        ),
+        _through_links(
+            related, "related", source="from_term_id", target="to_term", title="name",
+            summary="short_definition", sort="sort_key",
+        ),
+        _through_links(
+            articles, "article", source="term_id", target="article", title="title", summary="lead",
+            sort="published_at",
+        ),
+    )  # fmt: skip
+    return parts[0].union(*parts[1:], all=True)
+
+
+def _article_links_many(*, pks: list[int], include_drafts: bool, now: datetime):
+    uses = Article.terms.through.objects.filter(article_id__in=pks)
+    if not include_drafts:
+        uses = uses.filter(term__in=Term.objects.published(now=now))
+    parts = (
+        _through_links(
+            uses, "uses", source="article_id", target="term", title="name",
+            summary="short_definition", sort="sort_key",
+        ),
+        _through_links(
+            Article.objects.filter(pk__in=pks, series__isnull=False), "series", source="id",
+            target="series", title="name", summary="description", sort="name",
+        ),
+    )  # fmt: skip
+    return parts[0].union(*parts[1:], all=True)
+
+
+# One compiled statement per (read, number of ids, drafts or not): a page of a list has one of
+# at most 100 sizes, and building the UNION with the ORM cost more than running it.
+_MANY: dict = {}
+
+
+def _links_many(build, pks: list[int], include_drafts: bool) -> list:
+    key = (build, len(pks), include_drafts)
+    prepared = _MANY.get(key)
+    if prepared is None:
+        names = [f"pk{i}" for i in range(len(pks))]
+
+        def bound(*, now, **values):
+            return build(
+                pks=[values[name] for name in names], include_drafts=include_drafts, now=now
+            )
+
+        placeholders = {name: -(7_000_000 + i) for i, name in enumerate(names)}
+        prepared = _MANY[key] = Prepared(bound, **placeholders)
+    return prepared(**{f"pk{i}": pk for i, pk in enumerate(pks)})
+
+
+def term_links(*, pks: list[int], include_drafts: bool = False) -> dict[int, EntryLinks]:
+    """For each term in `pks`: its categories, its related terms (published ones, or all with
+    `include_drafts`) and its published articles, in one UNION query (compiled once per page
+    size), ordered as the term page orders them."""
+    pks = list(dict.fromkeys(pks))
+    if not pks:
+        return {}
+    return _group(_links_many(_term_links_many, pks, include_drafts), pks)
+
+
+def article_links(*, pks: list[int], include_drafts: bool = False) -> dict[int, EntryLinks]:
+    """For each article in `pks`: its published glossary terms (or all with
+    `include_drafts`), A–Z, and its series, in one UNION query."""
+    pks = list(dict.fromkeys(pks))
+    if not pks:
+        return {}
+    return _group(_links_many(_article_links_many, pks, include_drafts), pks)

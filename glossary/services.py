@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 import reversion
 from django.core.exceptions import ValidationError
-from django.db import transaction
+from django.db import IntegrityError, transaction
 from django.db.models import F
 from django.utils import formats, timezone
 
@@ -251,3 +251,96 @@ def publish_due(*, now=None) -> list:
     clock.processed_until = now
     clock.save(update_fields=["processed_until"])
     return due
+
+
+# --- The REST API's writes: the admin form's rules, then the services above -----------------
+# The same rules as the admin, from the same place: the admin's ModelForm (input adaptation:
+# slug from the name, an empty publication date meaning "now", no self-links) over the model's
+# fields, clean() and constraints (uniqueness, the short definition a published term needs);
+# then `save_term`/`save_article`, so a REST write is a revision and relinks like an admin save.
+
+
+def change_comment(form, *, created: bool, via: str = "", sent=None) -> str:
+    """A revision's comment: "Dodano." or which fields changed, by their labels. `sent`
+    (the field names a REST client sent) limits the changes to what the writer touched: the
+    values it did not send were filled in from the instance and are not its changes."""
+    suffix = f" ({via})" if via else ""
+    if created:
+        return f"Dodano{suffix}."
+    labels = [
+        str(form.fields[name].label)
+        for name in form.changed_data
+        if name in form.fields and (sent is None or name in sent)
+    ]
+    if not labels:
+        return f"Zapisano bez zmian{suffix}."
+    return f"Zmieniono{suffix}: {', '.join(labels)}."
+
+
+def _validated_form(form_class, instance, changes: dict):
+    """`changes` (model field names; absent fields keep their values) applied through
+    `form_class`; raises ValidationError with every problem by field, changing nothing."""
+    from django.forms.models import model_to_dict
+
+    data = model_to_dict(instance, fields=form_class._meta.fields)
+    for name, value in list(data.items()):
+        if isinstance(value, list):  # M2M: instances -> ids, as a form submission carries them
+            data[name] = [getattr(item, "pk", item) for item in value]
+    data.update(changes)
+    form = form_class(data=data, instance=instance)
+    if not form.is_valid():
+        raise ValidationError(form.errors.as_data())
+    return form
+
+
+def _conflict(exc: IntegrityError) -> ValidationError:
+    return ValidationError(
+        "Ktoś właśnie zapisał wpis o tej samej nazwie albo slugu; sprawdź i spróbuj ponownie.",
+        code="conflict",
+    )
+
+
+def write_term(*, editor, changes: dict, term: Term | None = None, via: str = "REST API") -> Term:
+    """Create (`term` None) or update one term from `changes` (the model's field names:
+    `name`, `slug`, `short_definition`, `body`, `synonyms`, `categories` and `related` as ids,
+    `status`, `published_at`), validated like the admin's form, saved by `save_term`."""
+    from .forms import TermAdminForm
+
+    created = term is None
+    form = _validated_form(TermAdminForm, term or Term(), changes)
+    try:
+        with transaction.atomic():
+            return save_term(
+                form.save(commit=False),
+                editor=editor,
+                categories=form.cleaned_data.get("categories"),
+                related=form.cleaned_data.get("related"),
+                comment=change_comment(form, created=created, via=via, sent=changes),
+            )
+    except IntegrityError as exc:  # a concurrent write took the slug or the name first
+        raise _conflict(exc) from exc
+
+
+def write_article(
+    *, editor, changes: dict, article: Article | None = None, via: str = "REST API"
+) -> Article:
+    """Create or update one article (`title`, `slug`, `lead`, `body`, `terms` as ids, `series`
+    id, `series_order`, `status`, `published_at`, `author` id). A new article's author is the
+    editor unless `changes` names one, as in the admin. Saved by `save_article`."""
+    from .forms import ArticleAdminForm
+
+    created = article is None
+    if created:
+        article = Article()
+        changes = {"author": getattr(editor, "pk", None), **changes}
+    form = _validated_form(ArticleAdminForm, article, changes)
+    try:
+        with transaction.atomic():
+            return save_article(
+                form.save(commit=False),
+                editor=editor,
+                terms=form.cleaned_data.get("terms"),
+                comment=change_comment(form, created=created, via=via, sent=changes),
+            )
+    except IntegrityError as exc:
+        raise _conflict(exc) from exc

@@ -319,12 +319,11 @@ class ThrowawayDatabase:
 class LiveServer:
     """Creates the database, fills it, serves it, and tears everything down again."""
 
-    def __init__(self, *, base_env: dict[str, str] | None = None) -> None:
+    def __init__(self, *, base_env: dict[str, str] | None = None, name: str = "live") -> None:
         self.base_env = dict(os.environ if base_env is None else base_env)
         self.workdir = Path(tempfile.mkdtemp(prefix="slownik-live-"))
-        self.database = ThrowawayDatabase(
-            self.base_env.get("DATABASE_URL", ""), "live", self.workdir
-        )
+        # `name` keeps the databases of two servers in one test run apart.
+        self.database = ThrowawayDatabase(self.base_env.get("DATABASE_URL", ""), name, self.workdir)
         self.database_url = self.database.url
         self.server = ServerProcess(self._server_env(), self.workdir)
         self.env = self.server.env  # also what manage.py and mcp_stdio run with

@@ -1,5 +1,6 @@
 """The HTTP edge: Streamable HTTP at /wp-json/<namespace>/mcp for the server
-`settings.MCP_SERVER` names.
+`settings.MCP_SERVER` names (the WordPress-style REST index at /wp-json/ that lists it is
+api/'s).
 
 The view only adapts HTTP to the dispatcher: it checks what belongs to HTTP (Origin, method,
 Accept, Content-Type, body size), picks the protocol era from the `MCP-Protocol-Version`

@@ -1,5 +1,6 @@
-"""The lean WSGI handler for /wp-json/: Django's `WSGIHandler` with `settings.MCP_MIDDLEWARE`
-instead of `MIDDLEWARE` (config/wsgi.py routes to it).
+"""The lean WSGI handlers: Django's `WSGIHandler` built from another middleware list than
+`MIDDLEWARE` — `settings.MCP_MIDDLEWARE` for the MCP endpoint, `settings.REST_MIDDLEWARE` for
+the REST API (config/wsgi.py routes to them).
 
 Why: the MCP path is the hot one (bench/mcp.py), and sessions, auth, messages, CSRF, frame
 options and WhiteNoise do nothing for a CSRF-exempt JSON API but cost CPU on every call.
@@ -17,12 +18,16 @@ from django.utils.module_loading import import_string
 
 
 class LeanHandler(WSGIHandler):
+    """A WSGI handler whose middleware list is the setting named by `middleware_setting`."""
+
+    middleware_setting = "MCP_MIDDLEWARE"
+
     def load_middleware(self, is_async=False):
         self._view_middleware = []
         self._template_response_middleware = []
         self._exception_middleware = []
         handler = convert_exception_to_response(self._get_response)
-        for path in reversed(settings.MCP_MIDDLEWARE):
+        for path in reversed(getattr(settings, self.middleware_setting)):
             instance = import_string(path)(handler)
             if hasattr(instance, "process_view"):
                 self._view_middleware.insert(0, instance.process_view)

@@ -15,7 +15,7 @@ import pytest
 
 from tests.processes import ROOT
 
-PRODUCT_PACKAGES = ("mcp_endpoint", "glossary", "config")
+PRODUCT_PACKAGES = ("mcp_endpoint", "glossary", "config", "api")
 
 
 def module_name(path: Path) -> str:
@@ -70,23 +70,26 @@ RULES = [
     (
         "mcp_endpoint.core",
         ("mcp_endpoint.transports", "mcp_endpoint.features", "mcp_endpoint.models",
-         "mcp_endpoint.urls", "mcp_endpoint.rest_index", "mcp_endpoint.management", "glossary",
+         "mcp_endpoint.urls", "mcp_endpoint.management", "glossary",
          "django_eventstream", "tests"),
         "the protocol core imports neither the transports nor the glossary",
     ),
     (
         "mcp_endpoint.transports",
-        ("mcp_endpoint.features", "mcp_endpoint.urls", "mcp_endpoint.rest_index",
+        ("mcp_endpoint.features", "mcp_endpoint.urls",
          "mcp_endpoint.management", "glossary", "tests"),
         "transports serve whichever server settings.MCP_SERVER names; they never import it",
     ),
     (
         "mcp_endpoint.features",
-        ("mcp_endpoint.transports", "mcp_endpoint.urls", "mcp_endpoint.rest_index",
+        ("mcp_endpoint.transports", "mcp_endpoint.urls",
          "mcp_endpoint.management", "tests"),
         "the glossary's features know the protocol, not how it travels",
     ),
-    ("glossary", ("mcp_endpoint", "tests"), "mcp_endpoint imports glossary, never the reverse"),
+    ("glossary", ("mcp_endpoint", "api", "tests"),
+     "mcp_endpoint and api import glossary, never the reverse"),
+    ("api", ("mcp_endpoint", "tests"),
+     "the REST API and the MCP endpoint are siblings over the same glossary reads and writes"),
     ("config", ("tests",), "the product never imports the test suite"),
 ]  # fmt: skip
 

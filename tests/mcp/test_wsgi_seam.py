@@ -9,6 +9,7 @@ import inspect
 from django.conf import settings
 from django.core.handlers.base import BaseHandler
 from django.core.handlers.wsgi import WSGIHandler
+from django.urls import reverse
 from django.utils.module_loading import import_string
 
 from mcp_endpoint.transports.wsgi import LeanHandler
@@ -56,7 +57,9 @@ def test_the_chain_runs_exactly_the_lean_list(rf, monkeypatch):
 
         monkeypatch.setattr(cls, "__call__", spy)
     handler = LeanHandler()
-    request = rf.post("/wp-json/", data=b"{}", content_type="application/json")
+    # The MCP endpoint: a plain view (the REST routes under /wp-json/ are DRF's, which sets
+    # request.user itself).
+    request = rf.post(reverse("mcp_endpoint:mcp"), data=b"{}", content_type="application/json")
     handler.get_response(request)
     assert seen == list(settings.MCP_MIDDLEWARE)
     assert not hasattr(request, "session") and not hasattr(request, "user")

@@ -1,0 +1,195 @@
+"""Addresses and HAL links in the subset WordPress uses (`_links`, `_embedded`).
+
+URLs are absolute on `SITE_URL`, like every other URL the site hands out (feeds, MCP results),
+so an answer does not depend on which Host the request used. Paths come from `reverse()`
+once per process (`_paths`); building hundreds of links per list with `reverse()` each time
+would cost more than the query that read the rows.
+
+Relations (the WordPress ones by their CURIE `wp:`, ours by `webflux:`):
+- every object: `self`, `collection`, `about` (its type, /types/<type>);
+- a term: `wp:term` (its categories, taxonomy "category"), `related` (IANA: the related
+  terms), `webflux:articles` (the articles that use it);
+- an article: `webflux:terms` (the glossary terms it uses), `wp:term` (its series, taxonomy
+  "series");
+- categories and series: `webflux:entries` (their terms or articles).
+Collection links are `embeddable`: `_embed` puts what they list into `_embedded` (one list per
+link, in `context=embed`), from the same rows the detail read fetched. `version-history`
+(an entry's revisions) appears as soon as a route named `api:<type>-revisions-list` exists.
+"""
+
+from functools import cache
+from html import escape
+
+from django.conf import settings
+from django.urls import NoReverseMatch, reverse
+
+CURIES = [
+    {"name": "wp", "href": "https://api.w.org/{rel}", "templated": True},
+]
+
+
+@cache
+def _paths() -> dict[str, str]:
+    placeholder = "slug-placeholder"
+    term_page = reverse("glossary:term", kwargs={"slug": placeholder})
+    article_page = reverse("glossary:article", kwargs={"slug": placeholder})
+    paths = {
+        "index": reverse("api:index"),
+        "namespace": reverse("api:namespace").rstrip("/"),
+        "term_page": term_page.split(placeholder),
+        "article_page": article_page.split(placeholder),
+        "index_page": reverse("glossary:index"),
+        "articles_page": reverse("glossary:articles"),
+        "category_page": _optional_page("glossary:category", placeholder),
+        "series_page": _optional_page("glossary:series", placeholder),
+    }
+    for kind in ("term", "article"):
+        try:
+            paths[f"{kind}_revisions"] = reverse(
+                f"api:{kind}-revisions-list", kwargs={"id": 1}
+            ).split("1", 1)
+        except NoReverseMatch:
+            paths[f"{kind}_revisions"] = None
+    return paths
+
+
+def _optional_page(name: str, placeholder: str):
+    """Category and series pages may not exist yet: then their link is the index page."""
+    try:
+        return reverse(name, kwargs={"slug": placeholder}).split(placeholder)
+    except NoReverseMatch:
+        return None
+
+
+@cache
+def _bases(site: str) -> dict:
+    """Absolute prefixes for `site` (SITE_URL), computed once: a list builds several links
+    per object, hundreds per page. What it returns is shared: never mutated."""
+    paths = _paths()
+    ns = site + paths["namespace"]
+    pages = {}
+    for kind in ("term", "article", "category", "series"):
+        parts = paths.get(f"{kind}_page")
+        if parts is None:  # no such page yet: the index (categories) or the article list
+            fallback = paths["index_page"] if kind == "category" else paths["articles_page"]
+            pages[kind] = (site + fallback, "", False)
+        else:
+            pages[kind] = (site + parts[0], parts[1], True)
+    return {
+        "root": site + paths["index"],
+        "ns": ns,
+        "route": {kind: f"{ns}/{base}" for kind, base in REST_BASE.items()},
+        "pages": pages,
+        # Our relations are described in the OpenAPI document (`info.description`).
+        "curies": [*CURIES, {"name": "webflux", "href": ns + "/openapi#{rel}", "templated": True}],
+    }
+
+
+def api_root() -> str:
+    return _bases(settings.SITE_URL)["root"]
+
+
+def namespace_url() -> str:
+    return _bases(settings.SITE_URL)["ns"]
+
+
+def page(kind: str, slug: str) -> str:
+    """The public page of an entry (what `link` holds)."""
+    prefix, suffix, with_slug = _bases(settings.SITE_URL)["pages"][kind]
+    return prefix + slug + suffix if with_slug else prefix
+
+
+def route(kind: str) -> str:
+    return _bases(settings.SITE_URL)["route"][kind]
+
+
+REST_BASE = {"term": "terms", "article": "articles", "category": "categories", "series": "series"}
+TYPES = ("term", "article")
+
+
+def entry_links(kind: str, pk: int) -> dict:
+    bases = _bases(settings.SITE_URL)
+    ns = bases["ns"]
+    base = bases["route"][kind]
+    links = {
+        "self": [{"href": f"{base}/{pk}"}],
+        "collection": [{"href": base}],
+    }
+    if kind in TYPES:
+        links["about"] = [{"href": f"{ns}/types/{kind}"}]
+        revisions = _paths()[f"{kind}_revisions"]
+        if revisions is not None:
+            links["version-history"] = [
+                {"href": settings.SITE_URL + revisions[0] + str(pk) + revisions[1]}
+            ]
+    if kind == "term":
+        links["wp:term"] = [
+            {"taxonomy": "category", "embeddable": True, "href": f"{ns}/categories?term={pk}"}
+        ]
+        links["related"] = [{"embeddable": True, "href": f"{base}?related={pk}"}]
+        links["webflux:articles"] = [{"embeddable": True, "href": f"{ns}/articles?terms={pk}"}]
+    elif kind == "article":
+        links["webflux:terms"] = [{"embeddable": True, "href": f"{ns}/terms?article={pk}"}]
+        links["wp:term"] = [
+            {"taxonomy": "series", "embeddable": True, "href": f"{ns}/series?article={pk}"}
+        ]
+    elif kind == "category":
+        links["about"] = [{"href": f"{ns}/types/term"}]
+        links["webflux:entries"] = [{"href": f"{ns}/terms?categories={pk}"}]
+    elif kind == "series":
+        links["about"] = [{"href": f"{ns}/types/article"}]
+        links["webflux:entries"] = [{"href": f"{ns}/articles?series={pk}"}]
+    links["curies"] = bases["curies"]
+    return links
+
+
+# --- context=embed forms, built from selector `Link` rows -----------------------------------
+def excerpt_html(text: str) -> str:
+    return f"<p>{escape(text, quote=False)}</p>\n" if text else ""
+
+
+def embed_link(link) -> dict:
+    """A linked entry in `context=embed`: enough to show a card and follow `self`."""
+    kind = link.kind
+    bases = _bases(settings.SITE_URL)
+    base = bases["route"][kind]
+    prefix, suffix, with_slug = bases["pages"][kind]
+    url = prefix + link.slug + suffix if with_slug else prefix
+    if kind in TYPES:
+        return {
+            "id": link.id,
+            "slug": link.slug,
+            "type": kind,
+            "link": url,
+            "title": {"rendered": escape(link.title, quote=False)},
+            "excerpt": {"rendered": excerpt_html(link.summary)},
+            "_links": {"self": [{"href": f"{base}/{link.id}"}], "collection": [{"href": base}]},
+        }
+    return {
+        "id": link.id,
+        "link": url,
+        "name": link.title,
+        "slug": link.slug,
+        "taxonomy": kind,
+        "_links": {"self": [{"href": f"{base}/{link.id}"}], "collection": [{"href": base}]},
+    }
+
+
+def embedded(kind: str, links, wanted) -> dict:
+    """`_embedded` for an entry of `kind` whose links are `links` (selectors.EntryLinks);
+    `wanted` is a set of relation names or {"*"}."""
+    if kind == "term":
+        relations = {
+            "wp:term": links.categories,
+            "related": links.related,
+            "webflux:articles": links.articles,
+        }
+    elif kind == "article":
+        relations = {"webflux:terms": links.terms, "wp:term": links.series}
+    else:
+        return {}
+    return {
+        rel: [[embed_link(link) for link in items]]
+        for rel, items in relations.items()
+        if "*" in wanted or rel in wanted
+    }

@@ -1,0 +1,63 @@
+"""WordPress's pagination: `page`/`per_page`/`offset`, totals in `X-WP-Total` and
+`X-WP-TotalPages`, neighbours in a `Link` header (`rel="next"`/`rel="prev"`).
+
+The total costs a COUNT query only when it is not already known: a first page with fewer
+rows than `per_page` is the whole collection (a `?slug=` lookup is one query, not two).
+"""
+
+import math
+
+from django.conf import settings
+from rest_framework.pagination import BasePagination
+from rest_framework.response import Response
+
+from .exceptions import RestError
+
+HEADERS = ("X-WP-Total", "X-WP-TotalPages", "Link")
+
+
+class WordPressPagination(BasePagination):
+    def paginate_queryset(self, queryset, request, view=None):
+        params = view.params
+        per_page, page, offset = params["per_page"], params["page"], params.get("offset")
+        start = offset if offset is not None else (page - 1) * per_page
+        rows = list(queryset[start : start + per_page])
+        if isinstance(queryset, list):  # already evaluated (search hits)
+            total = len(queryset)
+        elif start == 0 and len(rows) < per_page:
+            total = len(rows)
+        else:
+            total = queryset.count()
+        self.total, self.per_page, self.request = total, per_page, request
+        self.pages = math.ceil(total / per_page)
+        self.page = page if offset is None else start // per_page + 1
+        if offset is None and page > self.pages and total > 0:
+            raise RestError(
+                "rest_post_invalid_page_number",
+                "Numer strony jest większy niż liczba dostępnych stron.",
+                400,
+            )
+        return rows
+
+    def get_paginated_response(self, data):
+        return Response(data, headers=self.headers())
+
+    def headers(self) -> dict:
+        headers = {"X-WP-Total": str(self.total), "X-WP-TotalPages": str(self.pages)}
+        links = []
+        if self.page > 1 and self.pages:
+            links.append(f'<{self._url(min(self.page - 1, self.pages))}>; rel="prev"')
+        if self.page < self.pages:
+            links.append(f'<{self._url(self.page + 1)}>; rel="next"')
+        if links:
+            headers["Link"] = ", ".join(links)
+        return headers
+
+    def _url(self, page: int) -> str:
+        query = self.request.query_params.copy()
+        query.pop("offset", None)
+        query["page"] = str(page)
+        return f"{settings.SITE_URL}{self.request.path}?{query.urlencode()}"
+
+    def get_paginated_response_schema(self, schema):
+        return schema

@@ -1,0 +1,113 @@
+"""A list request's rows through SQL compiled once per "shape" of request.
+
+Why: building and compiling the filtered, ordered, sliced QuerySet of a list with the ORM cost
+more CPU than running it (bench/rest.py), like the detail reads `glossary.prepared.Prepared`
+exists for. A shape is what changes the SQL text: the route, the parameters present, list
+lengths, ordering, context, page bounds. Its QuerySet is built once from placeholder values
+(the filter backends and visibility as for any request) and compiled; later requests of that
+shape substitute their values. `Prepared` falls back to plain ORM evaluation whenever a
+placeholder cannot be found among the compiled parameters, so a shape it cannot compile is
+slower, never wrong. Only the readers' path is compiled (`published()`, no drafts): editors'
+lists are built each time.
+"""
+
+import threading
+from datetime import UTC, datetime, timedelta
+
+from django.db.models import QuerySet
+
+from glossary.prepared import Prepared
+
+# Parameters that change the SQL's structure (or nothing in it) are part of the shape key;
+# the others become placeholders.
+STRUCTURAL = {"context", "orderby", "order", "status", "hide_empty", "_embed", "_fields",
+              "page", "per_page", "offset", "type", "search"}  # fmt: skip
+_BASE_INT = -8_000_000
+_BASE_TIME = datetime(2001, 2, 3, 4, 5, 6, tzinfo=UTC)
+_COMPILED: dict = {}
+_LOCK = threading.Lock()
+MAX_SHAPES = 2000
+
+
+def _placeholders(params: dict) -> tuple[tuple, dict, dict]:
+    """(shape key, {placeholder name: placeholder value}, {placeholder name: real value})."""
+    shape, fake, real = [], {}, {}
+    for name in sorted(params):
+        value = params[name]
+        if name in STRUCTURAL or isinstance(value, bool):
+            shape.append((name, repr(value) if name != "search" else bool(value)))
+            continue
+        items = value if isinstance(value, list) else [value]
+        if not items:  # `IN ()` compiles to nothing: the ORM answers it without a query
+            return (), {}, {}
+        shape.append((name, len(items) if isinstance(value, list) else None))
+        for i, item in enumerate(items):
+            key = f"{name.strip('_')}__{i}"
+            n = len(fake)
+            if isinstance(item, bool):
+                return (), {}, {}
+            if isinstance(item, int):
+                fake[key] = _BASE_INT - n
+            elif isinstance(item, datetime):
+                fake[key] = _BASE_TIME + timedelta(seconds=n)
+            elif isinstance(item, str):
+                fake[key] = f"\x1bplaceholder{n}\x1b"
+            else:
+                return (), {}, {}
+            real[key] = item
+    return tuple(shape), fake, real
+
+
+def _rebuild(params: dict, values: dict) -> dict:
+    out = {}
+    for name, value in params.items():
+        if isinstance(value, list) and name not in STRUCTURAL:
+            out[name] = [values[f"{name.strip('_')}__{i}"] for i in range(len(value))]
+        elif name not in STRUCTURAL and not isinstance(value, bool):
+            out[name] = values[f"{name.strip('_')}__0"]
+        else:
+            out[name] = value
+    return out
+
+
+class CompiledList:
+    """What the paginator slices and counts for a readers' list: `rows[start:stop]` runs the
+    compiled statement of this shape, `count()` the ORM's COUNT."""
+
+    def __init__(self, view):
+        self.view = view
+
+    def queryset(self) -> QuerySet:
+        return self.view.filter_queryset(self.view.get_queryset())
+
+    def count(self) -> int:
+        return self.queryset().count()
+
+    def __getitem__(self, bounds: slice) -> list:
+        view = self.view
+        shape, fake, real = _placeholders(view.params)
+        if not shape and view.params:
+            return list(self.queryset()[bounds])
+        key = (type(view), shape, bounds.start, bounds.stop)
+        prepared = _COMPILED.get(key)
+        if prepared is None:
+            prepared = Prepared(self._builder(type(view), view.params, bounds), **fake)
+            with _LOCK:
+                if len(_COMPILED) >= MAX_SHAPES:
+                    _COMPILED.clear()
+                _COMPILED[key] = prepared
+        return prepared(**real)
+
+    @staticmethod
+    def _builder(view_class, params: dict, bounds: slice):
+        """Builds the shape's QuerySet on a bare view of the same class (no request: the
+        readers' visibility), never on the request that first asked for it."""
+        template = dict(params)
+
+        def build(*, now, **values):
+            bare = view_class()
+            bare.request, bare.now, bare.action = None, now, "list"
+            bare.params = _rebuild(template, values)
+            return bare.filter_queryset(bare.get_queryset())[bounds]
+
+        return build

@@ -1,0 +1,446 @@
+"""What the API sends and accepts, as DRF serializers.
+
+Read serializers declare every field (drf-spectacular documents them, OPTIONS lists them with
+the contexts they appear in) and build each object in one `to_representation` pass: DRF's
+per-field machinery cost more than the two queries behind a list (bench/rest.py). Which
+fields appear depends on `context` (`CONTEXTS`: view, embed, edit), as in WordPress; `raw`
+texts and `last_editor` only in `edit`.
+
+Write serializers check the shape and types of a body (a string is a string, ids are ids,
+lengths are the model's own `max_length`); the rules of the content itself (uniqueness, the
+short definition a published term needs, slugs, related terms) are the admin's, applied by
+the services in glossary/services.py.
+"""
+
+from datetime import UTC
+from html import escape
+
+from django.utils import timezone
+from drf_spectacular.utils import extend_schema_field
+from rest_framework import serializers
+
+from glossary.models import Article, Status, Term
+
+from . import links
+from .params import MAX_ID
+
+ALL = ("view", "embed", "edit")
+VIEW_EDIT = ("view", "edit")
+EDIT = ("edit",)
+WP_DATE = r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}$"
+STATUSES = ("publish", "future", "draft")
+
+
+def wp_dates(value) -> tuple[str, str]:
+    """WordPress's `date` (site time, no offset) and `date_gmt` (UTC, no offset)."""
+    local = timezone.localtime(value).replace(microsecond=0, tzinfo=None)
+    gmt = value.astimezone(UTC).replace(microsecond=0, tzinfo=None)
+    return local.isoformat(), gmt.isoformat()  # isoformat pads years below 1000, strftime not
+
+
+def wp_status(entry, now) -> str:
+    if entry.status != Status.PUBLISHED:
+        return "draft"
+    return "future" if entry.published_at and entry.published_at > now else "publish"
+
+
+@extend_schema_field({"type": "string", "pattern": WP_DATE, "example": "2026-11-30T12:00:00"})
+class WpDateField(serializers.CharField):
+    pass
+
+
+class RenderedSerializer(serializers.Serializer):
+    rendered = serializers.CharField(read_only=True, help_text="HTML, jak na stronie.")
+    raw = serializers.CharField(read_only=True, help_text="Tekst źródłowy (tylko context=edit).")
+
+
+_LINK = {
+    "type": "object",
+    "properties": {
+        "href": {"type": "string", "description": "Absolute URL (a URI template when templated)."},
+        "embeddable": {"type": "boolean"},
+        "taxonomy": {"type": "string"},
+        "name": {"type": "string"},
+        "templated": {"type": "boolean"},
+    },
+    "required": ["href"],
+}
+
+
+@extend_schema_field({"type": "object", "additionalProperties": {"type": "array", "items": _LINK}})
+class LinksField(serializers.DictField):
+    pass
+
+
+@extend_schema_field(
+    {
+        "type": "object",
+        "description": "Osadzone obiekty (`_embed`): relacja -> lista odpowiedzi jej linków.",
+        "additionalProperties": {
+            "type": "array",
+            "items": {"type": "array", "items": {"type": "object"}},
+        },
+    }
+)
+class EmbeddedField(serializers.DictField):
+    pass
+
+
+class ReadSerializer(serializers.Serializer):
+    """Base of the read serializers: `CONTEXTS` says in which contexts each field appears."""
+
+    CONTEXTS: dict[str, tuple[str, ...]] = {}
+    kind = ""
+
+    def get_fields(self):
+        fields = super().get_fields()
+        fields["_links"] = LinksField(read_only=True)
+        fields["_embedded"] = EmbeddedField(read_only=True, help_text="Tylko z `_embed`.")
+        return fields
+
+    @property
+    def wanted(self) -> set:
+        return set(self.context.get("embed") or ())
+
+    @property
+    def ctx(self) -> str:
+        return self.context.get("context", "view")
+
+    def finish(self, data: dict, instance_links) -> dict:
+        ctx = self.ctx
+        out = {k: v for k, v in data.items() if ctx in self.CONTEXTS.get(k, ALL)}
+        out["_links"] = links.entry_links(self.kind, data["id"])
+        if self.wanted and instance_links is not None:
+            embedded = links.embedded(self.kind, instance_links, self.wanted)
+            if embedded:
+                out["_embedded"] = embedded
+        return out
+
+
+class EntryReadSerializer(ReadSerializer):
+    id = serializers.IntegerField(read_only=True)
+    date = WpDateField(read_only=True, help_text="Data publikacji (czas strony).")
+    date_gmt = WpDateField(read_only=True, help_text="Data publikacji (UTC).")
+    modified = WpDateField(read_only=True, help_text="Ostatnia zmiana (czas strony).")
+    modified_gmt = WpDateField(read_only=True, help_text="Ostatnia zmiana (UTC).")
+    slug = serializers.CharField(read_only=True)
+    status = serializers.ChoiceField(STATUSES, read_only=True)
+    type = serializers.CharField(read_only=True)
+    link = serializers.URLField(read_only=True, help_text="Publiczna strona wpisu.")
+    title = RenderedSerializer(read_only=True)
+    content = RenderedSerializer(read_only=True)
+    excerpt = RenderedSerializer(read_only=True)
+    last_editor = serializers.IntegerField(
+        read_only=True, allow_null=True, help_text="Kto ostatnio zapisał (context=edit)."
+    )
+
+    def common(self, entry, *, title: str, excerpt: str) -> dict:
+        when = entry.published_at or entry.created_at
+        date, date_gmt = wp_dates(when)
+        modified, modified_gmt = wp_dates(entry.updated_at)
+        edit = self.ctx == "edit"
+        data = {
+            "id": entry.pk,
+            "date": date,
+            "date_gmt": date_gmt,
+            "modified": modified,
+            "modified_gmt": modified_gmt,
+            "slug": entry.slug,
+            "status": wp_status(entry, self.context["now"]),
+            "type": self.kind,
+            "link": links.page(self.kind, entry.slug),
+            "title": {"rendered": escape(title, quote=False)},
+            "content": {"rendered": entry.body_html},
+            "excerpt": {"rendered": links.excerpt_html(excerpt)},
+        }
+        if edit:
+            data["title"]["raw"] = title
+            data["content"]["raw"] = entry.body
+            data["excerpt"]["raw"] = excerpt
+            data["last_editor"] = entry.last_editor_id
+        return data
+
+
+class TermSerializer(EntryReadSerializer):
+    kind = "term"
+    CONTEXTS = {
+        "date": VIEW_EDIT, "date_gmt": VIEW_EDIT, "modified": VIEW_EDIT, "modified_gmt": VIEW_EDIT,
+        "status": VIEW_EDIT, "content": VIEW_EDIT, "synonyms": VIEW_EDIT,
+        "categories": VIEW_EDIT, "related": VIEW_EDIT, "last_editor": EDIT,
+    }  # fmt: skip
+
+    synonyms = serializers.ListField(child=serializers.CharField(), read_only=True)
+    categories = serializers.ListField(child=serializers.IntegerField(), read_only=True)
+    related = serializers.ListField(
+        child=serializers.IntegerField(),
+        read_only=True,
+        help_text="Powiązane pojęcia (opublikowane; w context=edit wszystkie).",
+    )
+
+    def to_representation(self, term):
+        term_links = self.context["links"].get(term.pk)
+        data = self.common(term, title=term.name, excerpt=term.short_definition)
+        data["synonyms"] = list(term.synonyms)
+        data["categories"] = [link.id for link in term_links.categories] if term_links else []
+        drafts = self.context.get("related_ids", {}).get(term.pk)
+        data["related"] = (
+            drafts if drafts is not None else [link.id for link in term_links.related]
+        ) if term_links else []  # fmt: skip
+        return self.finish(data, term_links)
+
+
+class ArticleSerializer(EntryReadSerializer):
+    kind = "article"
+    CONTEXTS = {
+        "date": VIEW_EDIT, "date_gmt": VIEW_EDIT, "modified": VIEW_EDIT, "modified_gmt": VIEW_EDIT,
+        "status": VIEW_EDIT, "content": VIEW_EDIT, "author": VIEW_EDIT, "terms": VIEW_EDIT,
+        "series": VIEW_EDIT, "series_order": VIEW_EDIT, "last_editor": EDIT,
+    }  # fmt: skip
+
+    author = serializers.IntegerField(read_only=True, allow_null=True)
+    terms = serializers.ListField(
+        child=serializers.IntegerField(), read_only=True, help_text="Pojęcia użyte w artykule."
+    )
+    series = serializers.IntegerField(read_only=True, allow_null=True)
+    series_order = serializers.IntegerField(read_only=True, allow_null=True)
+
+    def to_representation(self, article):
+        article_links = self.context["links"].get(article.pk)
+        data = self.common(article, title=article.title, excerpt=article.lead)
+        data["author"] = article.author_id
+        drafts = self.context.get("term_ids", {}).get(article.pk)
+        data["terms"] = (
+            drafts if drafts is not None else [link.id for link in article_links.terms]
+        ) if article_links else []  # fmt: skip
+        data["series"] = article.series_id
+        data["series_order"] = article.series_order
+        return self.finish(data, article_links)
+
+
+class TaxonomySerializer(ReadSerializer):
+    CONTEXTS = {"count": VIEW_EDIT, "description": VIEW_EDIT}
+
+    id = serializers.IntegerField(read_only=True)
+    count = serializers.IntegerField(read_only=True, help_text="Liczba opublikowanych wpisów.")
+    description = serializers.CharField(read_only=True)
+    link = serializers.URLField(read_only=True)
+    name = serializers.CharField(read_only=True)
+    slug = serializers.CharField(read_only=True)
+    taxonomy = serializers.CharField(read_only=True)
+
+    def to_representation(self, item):
+        data = {
+            "id": item.pk,
+            "count": item.entry_count,
+            "description": item.description,
+            "link": links.page(self.kind, item.slug),
+            "name": item.name,
+            "slug": item.slug,
+            "taxonomy": self.kind,
+        }
+        return self.finish(data, None)
+
+
+class CategorySerializer(TaxonomySerializer):
+    kind = "category"
+
+
+class SeriesSerializer(TaxonomySerializer):
+    kind = "series"
+
+
+class SearchResultSerializer(serializers.Serializer):
+    """A hit of the one search engine, as WordPress's /search items, plus its rank."""
+
+    id = serializers.IntegerField(read_only=True)
+    title = serializers.CharField(read_only=True)
+    url = serializers.URLField(read_only=True)
+    type = serializers.CharField(read_only=True)
+    subtype = serializers.CharField(read_only=True)
+    slug = serializers.CharField(read_only=True)
+    excerpt = serializers.CharField(read_only=True, help_text="Fragment z zaznaczeniem (<mark>).")
+    score = serializers.FloatField(read_only=True)
+    match = serializers.CharField(read_only=True, help_text="Która reguła dopasowała.")
+
+    def get_fields(self):
+        fields = super().get_fields()
+        fields["_links"] = LinksField(read_only=True)
+        fields["_embedded"] = EmbeddedField(read_only=True)
+        return fields
+
+    def to_representation(self, hit):
+        base = links.route(hit.kind)
+        return {
+            "id": hit.id,
+            "title": hit.title,
+            "url": links.page(hit.kind, hit.slug),
+            "type": hit.kind,
+            "subtype": hit.kind,
+            "slug": hit.slug,
+            "excerpt": str(hit.snippet),
+            "score": hit.score,
+            "match": hit.match,
+            "_links": {
+                "self": [{"embeddable": True, "href": f"{base}/{hit.id}"}],
+                "about": [{"href": f"{links.namespace_url()}/types/{hit.kind}"}],
+                "collection": [{"href": f"{links.namespace_url()}/search"}],
+            },
+        }
+
+
+# --- Writes -----------------------------------------------------------------------------------
+@extend_schema_field(
+    {
+        "oneOf": [
+            {"type": "string"},
+            {"type": "object", "properties": {"raw": {"type": "string"}}, "required": ["raw"]},
+        ]
+    }
+)
+class RawTextField(serializers.CharField):
+    """A text as a string or as WordPress's `{"raw": "…"}` (what context=edit sends back)."""
+
+    def to_internal_value(self, data):
+        if isinstance(data, dict) and "raw" in data and set(data) <= {"raw", "rendered"}:
+            data = data["raw"]
+        if not isinstance(data, str):
+            self.fail("invalid")
+        return super().to_internal_value(data)
+
+
+def _max(model, name: str) -> int:
+    return model._meta.get_field(name).max_length
+
+
+def id_list(help_text: str):
+    return serializers.ListField(
+        child=serializers.IntegerField(min_value=1, max_value=MAX_ID),
+        required=False,
+        max_length=1000,
+        help_text=help_text,
+    )
+
+
+class EntryWriteSerializer(serializers.Serializer):
+    """Fields both kinds accept. Read-only fields of the read form (`id`, `link`, `_links`, …)
+    are ignored, so an object read with context=edit can be sent back as it is; any other
+    unknown field is an error, so that nothing an editor sends is silently dropped."""
+
+    READ_ONLY: frozenset = frozenset()
+    # REST name -> model field name, and back for error messages.
+    MODEL_NAMES: dict[str, str] = {}
+
+    slug = serializers.RegexField(
+        r"^[a-z0-9]+(?:-[a-z0-9]+)*$", required=False, allow_blank=True, max_length=200,
+        help_text="Małe litery a–z, cyfry i myślniki; puste = z tytułu.",
+    )  # fmt: skip
+    content = RawTextField(required=False, allow_blank=True, trim_whitespace=False)
+    status = serializers.ChoiceField(
+        STATUSES,
+        required=False,
+        help_text="`publish` z datą w przyszłości (albo `future`) planuje publikację.",
+    )
+    date = serializers.DateTimeField(
+        required=False, allow_null=True, help_text="Data publikacji (bez strefy: czas strony)."
+    )
+    date_gmt = serializers.DateTimeField(
+        required=False,
+        allow_null=True,
+        default_timezone=UTC,
+        help_text="Data publikacji (bez strefy: UTC).",
+    )
+
+    def to_internal_value(self, data):
+        if isinstance(data, dict):
+            unknown = sorted(set(data) - set(self.fields) - self.READ_ONLY, key=str)
+            if unknown:
+                raise serializers.ValidationError(
+                    {str(name): ["Nieznane pole (nie ma go w schemacie)."] for name in unknown}
+                )
+        return super().to_internal_value(data)
+
+    def to_model(self, values: dict, *, instance=None) -> dict:
+        """Validated REST values as `changes` for the services (model field names)."""
+        changes = {}
+        for name, value in values.items():
+            if name in ("status", "date", "date_gmt"):
+                continue
+            changes[self.MODEL_NAMES.get(name, name)] = value
+        if "date_gmt" in values:
+            changes["published_at"] = values["date_gmt"]
+        elif "date" in values:
+            changes["published_at"] = values["date"]
+        status = values.get("status")
+        if status is not None:
+            changes["status"] = Status.DRAFT if status == "draft" else Status.PUBLISHED
+        if status == "future":
+            when = changes.get("published_at", getattr(instance, "published_at", None))
+            if when is None or when <= timezone.now():
+                raise serializers.ValidationError(
+                    {"date": ["Status `future` wymaga daty publikacji w przyszłości."]}
+                )
+        return changes
+
+
+READ_FIELDS = frozenset(
+    {"id", "date", "date_gmt", "modified", "modified_gmt", "type", "link", "last_editor",
+     "_links", "_embedded"}
+)  # fmt: skip
+
+
+class TermWriteSerializer(EntryWriteSerializer):
+    READ_ONLY = READ_FIELDS - {"date", "date_gmt"}
+    MODEL_NAMES = {"title": "name", "content": "body", "excerpt": "short_definition"}
+
+    title = RawTextField(max_length=_max(Term, "name"), required=False)
+    excerpt = RawTextField(
+        max_length=_max(Term, "short_definition"), required=False, allow_blank=True,
+        help_text="Krótka definicja (zwykły tekst); wymagana do publikacji.",
+    )  # fmt: skip
+    synonyms = serializers.ListField(
+        child=serializers.CharField(max_length=200, allow_blank=True),
+        required=False,
+        max_length=200,
+    )
+    categories = id_list("Identyfikatory kategorii.")
+    related = id_list("Identyfikatory powiązanych pojęć.")
+
+
+class ArticleWriteSerializer(EntryWriteSerializer):
+    READ_ONLY = READ_FIELDS - {"date", "date_gmt"}
+    MODEL_NAMES = {"content": "body", "excerpt": "lead"}
+
+    title = RawTextField(max_length=_max(Article, "title"), required=False)
+    excerpt = RawTextField(
+        required=False, allow_blank=True, help_text="Lead: jeden akapit zachęty, zwykły tekst."
+    )
+    terms = id_list("Identyfikatory pojęć ze słownika użytych w artykule.")
+    series = serializers.IntegerField(
+        min_value=1, max_value=MAX_ID, required=False, allow_null=True
+    )
+    series_order = serializers.IntegerField(
+        min_value=1, max_value=2**31 - 1, required=False, allow_null=True
+    )
+    author = serializers.IntegerField(
+        min_value=1, max_value=MAX_ID, required=False, allow_null=True
+    )
+
+
+class DeletedSerializer(serializers.Serializer):
+    deleted = serializers.BooleanField(read_only=True)
+    previous = serializers.DictField(read_only=True, help_text="Usunięty obiekt (context=edit).")
+
+
+class ErrorDataSerializer(serializers.Serializer):
+    status = serializers.IntegerField()
+    params = serializers.DictField(child=serializers.CharField(), required=False)
+    details = serializers.DictField(required=False)
+    retry_after = serializers.IntegerField(required=False)
+
+
+class ErrorSerializer(serializers.Serializer):
+    """WordPress's error object."""
+
+    code = serializers.CharField()
+    message = serializers.CharField()
+    data = ErrorDataSerializer()

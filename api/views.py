@@ -1,0 +1,602 @@
+"""The REST routes: thin DRF viewsets over glossary selectors, search and services.
+
+A request runs DRF's pipeline (authentication, permissions, throttles), then `initial()`
+validates the query string with the route's parameter serializer (api/params.py) before
+anything reads it. Reads start from `visible()`/`get_queryset()`, i.e. `published()` for
+everyone who may not see drafts; a list is filter backends + WordPress pagination + one
+links query for the page (readers' SQL compiled once per request shape, api/queries.py); an
+object is read as its list with `include=<id>`. Writes validate the body's
+shape (api/serializers.py) and hand model-named changes to glossary.services, which applies
+the admin's rules. Conditional GETs are answered from the content version (api/conditional.py).
+"""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db.models import Q
+from django.utils import timezone
+from django.utils.cache import patch_vary_headers
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import (
+    OpenApiParameter,
+    OpenApiResponse,
+    extend_schema,
+    extend_schema_view,
+)
+from rest_framework import viewsets
+from rest_framework.permissions import AllowAny
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from glossary import search, selectors, services
+from glossary.models import Article, Category, Series, Status, Term
+
+from . import links, schema
+from .conditional import Validators
+from .exceptions import RestError
+from .filters import (
+    ArticleRelationFilter,
+    DateFilter,
+    EngineSearchFilter,
+    IdentityFilter,
+    TaxonomyFilter,
+    TermRelationFilter,
+    WordPressOrdering,
+)
+from .pagination import HEADERS, WordPressPagination
+from .params import (
+    MAX_ID,
+    ArticleParams,
+    CategoryParams,
+    DeleteParams,
+    DetailParams,
+    GlobalParams,
+    SearchParams,
+    SeriesParams,
+    TermParams,
+    validate_query,
+)
+from .permissions import can_edit, can_see_drafts
+from .queries import CompiledList
+from .serializers import (
+    ArticleSerializer,
+    ArticleWriteSerializer,
+    CategorySerializer,
+    DeletedSerializer,
+    ErrorSerializer,
+    SearchResultSerializer,
+    SeriesSerializer,
+    TermSerializer,
+    TermWriteSerializer,
+)
+
+EXPOSE = ", ".join((*HEADERS, "ETag", "Last-Modified", "Allow", "Retry-After"))
+ALLOW_HEADERS = "Authorization, Content-Type, If-None-Match, If-Modified-Since, X-CSRFToken"
+
+
+def errors(*codes: int) -> dict:
+    return {
+        code: OpenApiResponse(ErrorSerializer, description="Błąd (kształt WordPressa).")
+        for code in codes
+    }
+
+
+ID = OpenApiParameter(
+    "id", {"type": "integer", "minimum": 1, "maximum": MAX_ID}, OpenApiParameter.PATH,
+    description="Identyfikator obiektu.",
+)  # fmt: skip
+NOT_MODIFIED = OpenApiResponse(description="Bez zmian od podanego ETag/daty (If-None-Match).")
+TOTALS = [
+    OpenApiParameter("X-WP-Total", OpenApiTypes.INT, OpenApiParameter.HEADER, response=[200],
+                     description="Liczba wszystkich elementów kolekcji."),
+    OpenApiParameter("X-WP-TotalPages", OpenApiTypes.INT, OpenApiParameter.HEADER, response=[200],
+                     description="Liczba stron."),
+]  # fmt: skip
+
+
+def only_fields(data: dict, spec: dict) -> dict:
+    """`_fields`: keep the listed fields, nested ones by their dotted path."""
+    out = {}
+    for key, sub in spec.items():
+        if key in data:
+            value = data[key]
+            nested = sub is not True and isinstance(value, dict)
+            out[key] = only_fields(value, sub) if nested else value
+    return out
+
+
+def fields_spec(names) -> dict | None:
+    """["id", "title.rendered"] -> {"id": True, "title": {"rendered": True}}; a whole field
+    wins over parts of it."""
+    if not names:
+        return None
+    spec: dict = {}
+    for name in names:
+        node = spec
+        *parents, leaf = name.split(".")
+        for part in parents:
+            if node.get(part) is True:
+                break
+            node = node.setdefault(part, {})
+        else:
+            node[leaf] = True
+    return spec
+
+
+class RestMixin:
+    """What every route shares: validated parameters, visibility, CORS, `_fields`."""
+
+    params_classes: dict = {}
+    model = None
+    params: dict = {}
+
+    def initial(self, request, *args, **kwargs):
+        super().initial(request, *args, **kwargs)
+        if request.method == "OPTIONS":
+            return
+        cls = self.params_classes.get(getattr(self, "action", None) or "list", GlobalParams)
+        self.params = validate_query(cls, request.query_params)
+        self.now = timezone.now()
+        if self.params.get("context") == "edit" and not can_edit(request.user, self.model or Term):
+            raise RestError(
+                "rest_forbidden_context",
+                "Nie masz uprawnień do context=edit.",
+                403 if request.user.is_authenticated else 401,
+            )
+
+    now = None
+
+    def visible(self, model):
+        """Every read starts here: `published()` for whoever may not see drafts (and for the
+        bare views api/queries.py compiles readers' lists on, which have no request)."""
+        if self.request is not None and can_see_drafts(self.request.user, model):
+            return model.objects.all()
+        return model.objects.published(now=self.now)
+
+    def user_key(self) -> str:
+        user = self.request.user
+        return f"user:{user.pk}" if user.is_authenticated else "anonymous"
+
+    def shape(self, items: list[dict]) -> list[dict]:
+        spec = fields_spec(self.params.get("_fields"))
+        return items if spec is None else [only_fields(item, spec) for item in items]
+
+    def finalize_response(self, request, response, *args, **kwargs):
+        response = super().finalize_response(request, response, *args, **kwargs)
+        # Public data: any origin may read it; "*" never carries cookies, so session auth
+        # stays same-origin (and CSRF-checked).
+        response["Access-Control-Allow-Origin"] = "*"
+        response["Access-Control-Expose-Headers"] = EXPOSE
+        if request.method == "OPTIONS":
+            response["Access-Control-Allow-Methods"] = ", ".join(self.allowed_methods)
+            response["Access-Control-Allow-Headers"] = ALLOW_HEADERS
+        patch_vary_headers(response, ("Authorization",))
+        return response
+
+
+class ContentViewSet(RestMixin, viewsets.GenericViewSet):
+    lookup_url_kwarg = "id"
+    lookup_value_regex = "[0-9]+"
+    pagination_class = WordPressPagination
+
+    def get_queryset(self):
+        return self.visible(self.model)
+
+    def object_id(self) -> int:
+        """The route's id; ids beyond BIGINT name nothing (and must not reach the database)."""
+        pk = int(self.kwargs["id"])
+        if pk > MAX_ID:
+            raise RestError(*self.not_found, 404)
+        return pk
+
+    def conditional(self):
+        validators = Validators(self.request, user_key=self.user_key())
+        return validators, validators.not_modified(self.request)
+
+    def list(self, request, *args, **kwargs):
+        validators, not_modified = self.conditional()
+        if not_modified is not None:
+            return not_modified
+        self.rank_search()
+        if self.compiled_reads():
+            rows = self.paginate_queryset(CompiledList(self))
+        else:
+            rows = self.paginate_queryset(self.filter_queryset(self.get_queryset()))
+        data = self.shape(self.represent(rows))
+        return validators.apply(self.get_paginated_response(data))
+
+    def rank_search(self) -> None:
+        """Run the search engine before the SQL of the list is built: its ranked ids become a
+        parameter (`_ranked`) of that SQL (api/filters.py: EngineSearchFilter)."""
+
+    def compiled_reads(self) -> bool:
+        """Readers' lists run SQL compiled once per request shape (api/queries.py)."""
+        return not any(can_see_drafts(self.request.user, m) for m in (self.model, Term, Article))
+
+    def retrieve(self, request, *args, **kwargs):
+        validators, not_modified = self.conditional()
+        if not_modified is not None:
+            return not_modified
+        row, extra = self.read_object(self.object_id())
+        return validators.apply(Response(self.shape(self.represent([row], **extra))[0]))
+
+    def read_object(self, pk: int):
+        """One object as its list would give it (`include=<id>`): the same visibility, the
+        same compiled SQL for readers, the same links query."""
+        if self.compiled_reads():
+            listing = self.params
+            self.params = {**listing, "include": [pk]}
+            try:
+                rows = CompiledList(self)[0:1]
+            finally:
+                self.params = listing
+        else:
+            rows = list(self.filter_queryset(self.get_queryset()).filter(pk=pk)[:1])
+        if not rows:
+            raise RestError(*self.not_found, 404)
+        return rows[0], {}
+
+    def serializer_context(self, **extra) -> dict:
+        return {
+            "now": timezone.now(),
+            "context": self.params.get("context", "view"),
+            "embed": self.params.get("_embed"),
+            **extra,
+        }
+
+    def represent(self, rows, **extra) -> list[dict]:
+        context = self.serializer_context(**extra)
+        serializer = self.get_serializer_class()(context=context)
+        return [serializer.to_representation(row) for row in rows]
+
+
+class EntryViewSet(ContentViewSet):
+    """Terms and articles: publishable, written by editors."""
+
+    write_serializer_class = None
+    field_names: dict[str, str] = {}
+
+    def initial(self, request, *args, **kwargs):
+        super().initial(request, *args, **kwargs)
+        statuses = set(self.params.get("status") or ["publish"])
+        if statuses != {"publish"} and not can_see_drafts(request.user, self.model):
+            raise RestError(
+                "rest_forbidden_status",
+                "Szkice i wpisy zaplanowane widzą tylko redaktorzy.",
+                403 if request.user.is_authenticated else 401,
+            )
+
+    def get_queryset(self):
+        if self.action != "list":
+            return self.visible(self.model)
+        statuses = set(self.params.get("status") or ["publish"])
+        if statuses == {"publish"}:
+            return self.model.objects.published(now=self.now)
+        objects = self.model.objects
+        if "any" in statuses:
+            return objects.all()
+        condition = Q(pk__in=[])
+        if "publish" in statuses:
+            condition |= Q(pk__in=objects.published().values("pk"))
+        if "future" in statuses:
+            condition |= Q(pk__in=objects.drafts().filter(status=Status.PUBLISHED).values("pk"))
+        if "draft" in statuses:
+            condition |= Q(status=Status.DRAFT)
+        return objects.filter(condition)
+
+    @property
+    def published_only(self) -> bool:
+        return set(self.params.get("status") or ["publish"]) == {"publish"}
+
+    def rank_search(self) -> None:
+        text = self.params.get("search")
+        if text and self.published_only:
+            engine = search.term_search if self.model is Term else search.article_search
+            self.params["_ranked"] = [hit.id for hit in engine(query=text, limit=search.MAX_LIMIT)]
+
+    def filter_queryset(self, queryset):
+        queryset = super().filter_queryset(queryset)
+        heavy = {"body"} if self.params.get("context") != "edit" else set()
+        return queryset.defer(*self.DEFERRED, *heavy)
+
+    def represent(self, rows, **extra) -> list[dict]:
+        if "links" not in extra:
+            drafts = self.params.get("context") == "edit"
+            extra["links"] = self.links_for([row.pk for row in rows], drafts)
+        return super().represent(rows, **extra)
+
+    # --- writes ---
+    def _write(self, request, instance, status_code):
+        serializer = self.write_serializer_class(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        changes = serializer.to_model(serializer.validated_data, instance=instance)
+        entry = self.save(changes, instance)
+        self.params = {**self.params, "context": "edit"}
+        row, extra = self.read_for_edit(entry.pk)
+        data = self.represent([row], **extra)[0]
+        headers = {"Location": data["_links"]["self"][0]["href"]} if status_code == 201 else {}
+        return Response(data, status=status_code, headers=headers)
+
+    def read_for_edit(self, pk: int):
+        row = self.model.objects.get(pk=pk)
+        return row, {"links": self.links_for([pk], True)}
+
+    def create(self, request, *args, **kwargs):
+        return self._write(request, None, 201)
+
+    def update(self, request, *args, **kwargs):
+        """WordPress edits partially with POST, PUT and PATCH alike."""
+        return self._write(request, self._instance(), 200)
+
+    def partial_update(self, request, *args, **kwargs):
+        return self.update(request, *args, **kwargs)
+
+    def _instance(self):
+        instance = self.visible(self.model).filter(pk=self.object_id()).first()
+        if instance is None:
+            raise RestError(*self.not_found, 404)
+        return instance
+
+    def destroy(self, request, *args, **kwargs):
+        if not self.params.get("force"):
+            # WordPress answers 501 here; the request is the client's to fix, so 400.
+            raise RestError(
+                "rest_trash_not_supported",
+                "Wpisy nie trafiają do kosza; dodaj force=true, aby usunąć na stałe.",
+                400,
+            )
+        instance = self._instance()
+        self.params = {**self.params, "context": "edit"}
+        row, extra = self.read_for_edit(instance.pk)
+        previous = self.represent([row], **extra)[0]
+        services.delete_entries(entries=[instance], editor=request.user)
+        return Response({"deleted": True, "previous": previous})
+
+
+_PARAMS = {"list": None, "retrieve": DetailParams, "create": GlobalParams, "update": GlobalParams,
+         "partial_update": GlobalParams, "edit": GlobalParams, "destroy": DeleteParams}  # fmt: skip
+
+
+def _entry_schema(read, write, params, name: str):
+    many = read(many=True)
+    detail = errors(400, 401, 403, 404)
+    views = extend_schema_view(
+        list=extend_schema(
+            summary=f"Lista: {name}", parameters=[params, *TOTALS],
+            responses={200: many, 304: NOT_MODIFIED,
+                       **errors(400, 401, 403, 429)},
+        ),
+        retrieve=extend_schema(
+            summary=f"Jeden obiekt: {name}", parameters=[ID, DetailParams],
+            responses={200: read, 304: NOT_MODIFIED, **errors(400, 401, 403, 404, 429)},
+        ),
+        create=extend_schema(summary=f"Utwórz: {name}", request=write,
+                             responses={201: read, **errors(400, 401, 403, 413, 415, 429)}),
+        update=extend_schema(summary=f"Zmień (PUT): {name}", request=write, parameters=[ID],
+                             responses={200: read, **detail, **errors(413, 415, 429)}),
+        partial_update=extend_schema(summary=f"Zmień (PATCH): {name}", request=write,
+                                     parameters=[ID],
+                                     responses={200: read, **detail, **errors(413, 415, 429)}),
+        destroy=extend_schema(summary=f"Usuń: {name}", parameters=[ID, DeleteParams],
+                              responses={200: DeletedSerializer, **detail, **errors(429)}),
+    )  # fmt: skip
+    edit = extend_schema(
+        summary=f"Zmień (POST, jak w WordPressie): {name}", request=write, parameters=[ID],
+        operation_id=f"{read.kind}s_edit", responses={200: read, **detail, **errors(413, 415, 429)},
+    )  # fmt: skip
+
+    def decorate(cls):
+        # drf-spectacular's extend_schema_view knows only DRF's action names: `edit` (POST to an
+        # object's route) is described on a method of the class itself.
+        def edit_method(self, request, *args, **kwargs):
+            return self.update(request, *args, **kwargs)
+
+        cls.edit = edit(edit_method)
+        return views(cls)
+
+    return decorate
+
+
+@_entry_schema(TermSerializer, TermWriteSerializer, TermParams, "pojęcia")
+class TermViewSet(EntryViewSet):
+    model = Term
+    serializer_class = TermSerializer
+    write_serializer_class = TermWriteSerializer
+    params_classes = {**_PARAMS, "list": TermParams}
+    filter_backends = [IdentityFilter, DateFilter, TermRelationFilter, EngineSearchFilter,
+                       WordPressOrdering]  # fmt: skip
+    not_found = ("rest_term_invalid_id", "Nie ma pojęcia o tym identyfikatorze.")
+    # Model/form names in the admin's error messages -> the API's field names.
+    field_names = {
+        "name": "title", "body": "content", "short_definition": "excerpt",
+        "published_at": "date", "slug": "slug", "synonyms": "synonyms",
+        "categories": "categories", "related": "related", "status": "status",
+        "code:duplicate_name": "title", "code:definition_required": "excerpt",
+        "code:published_at_required": "date", "code:conflict": "slug",
+    }  # fmt: skip
+    DEFERRED = ("search_text", "search_names", "stems_names", "stems_definition", "stems_body",
+                "typo_keys", "name_folded", "sort_key", "letter")  # fmt: skip
+
+    def links_for(self, pks, drafts):
+        return selectors.term_links(pks=pks, include_drafts=drafts)
+
+    def save(self, changes, instance):
+        return services.write_term(editor=self.request.user, changes=changes, term=instance)
+
+
+@_entry_schema(ArticleSerializer, ArticleWriteSerializer, ArticleParams, "artykuły")
+class ArticleViewSet(EntryViewSet):
+    model = Article
+    serializer_class = ArticleSerializer
+    write_serializer_class = ArticleWriteSerializer
+    params_classes = {**_PARAMS, "list": ArticleParams}
+    filter_backends = [IdentityFilter, DateFilter, ArticleRelationFilter, EngineSearchFilter,
+                       WordPressOrdering]  # fmt: skip
+    not_found = ("rest_article_invalid_id", "Nie ma artykułu o tym identyfikatorze.")
+    field_names = {
+        "title": "title", "body": "content", "lead": "excerpt", "published_at": "date",
+        "slug": "slug", "terms": "terms", "series": "series", "series_order": "series_order",
+        "author": "author", "status": "status",
+        "code:duplicate_series_order": "series_order", "code:series_order_required": "series_order",
+        "code:published_at_required": "date", "code:conflict": "slug",
+    }  # fmt: skip
+    DEFERRED = ("search_text", "title_folded", "stems_title", "stems_lead", "stems_body")
+
+    def links_for(self, pks, drafts):
+        return selectors.article_links(pks=pks, include_drafts=drafts)
+
+    def save(self, changes, instance):
+        return services.write_article(editor=self.request.user, changes=changes, article=instance)
+
+
+def _taxonomy_schema(read, params, name):
+    return extend_schema_view(
+        list=extend_schema(summary=f"Lista: {name}", parameters=[params, *TOTALS],
+                           responses={200: read(many=True), 304: NOT_MODIFIED,
+                                      **errors(400, 401, 403, 429)}),
+        retrieve=extend_schema(summary=f"Jeden obiekt: {name}", parameters=[ID, DetailParams],
+                               responses={200: read, 304: NOT_MODIFIED,
+                                          **errors(400, 401, 403, 404, 429)}),
+    )  # fmt: skip
+
+
+class TaxonomyViewSet(ContentViewSet):
+    filter_backends = [TaxonomyFilter, IdentityFilter, WordPressOrdering]
+    http_method_names = ["get", "head", "options"]
+
+    def get_queryset(self):
+        return self.model.objects.all()
+
+
+@_taxonomy_schema(CategorySerializer, CategoryParams, "kategorie")
+class CategoryViewSet(TaxonomyViewSet):
+    model = Category
+    serializer_class = CategorySerializer
+    params_classes = {"list": CategoryParams, "retrieve": DetailParams}
+    not_found = ("rest_term_invalid", "Nie ma kategorii o tym identyfikatorze.")
+
+
+@_taxonomy_schema(SeriesSerializer, SeriesParams, "serie")
+class SeriesViewSet(TaxonomyViewSet):
+    model = Series
+    serializer_class = SeriesSerializer
+    params_classes = {"list": SeriesParams, "retrieve": DetailParams}
+    not_found = ("rest_term_invalid", "Nie ma serii o tym identyfikatorze.")
+
+
+@extend_schema_view(
+    list=extend_schema(
+        summary="Szukaj (ta sama wyszukiwarka i kolejność co na stronie i w MCP)",
+        parameters=[SearchParams, *TOTALS],
+        responses={200: SearchResultSerializer(many=True), 304: NOT_MODIFIED,
+                   **errors(400, 401, 403, 429)},
+    )
+)  # fmt: skip
+class SearchViewSet(RestMixin, viewsets.GenericViewSet):
+    """WordPress's /search: ranked hits of one kind (`type`), at most the engine's best 100."""
+
+    serializer_class = SearchResultSerializer
+    params_classes = {"list": SearchParams}
+    pagination_class = WordPressPagination
+
+    def list(self, request, *args, **kwargs):
+        validators = Validators(request, user_key="anonymous")  # published hits only
+        not_modified = validators.not_modified(request)
+        if not_modified is not None:
+            return not_modified
+        text = self.params.get("search")
+        engine = search.term_search if self.params["type"] == "term" else search.article_search
+        hits = engine(query=text, limit=search.MAX_LIMIT) if text else []
+        page = self.paginate_queryset(hits)
+        serializer = SearchResultSerializer()
+        wanted = set(self.params.get("_embed") or ())
+        items = []
+        for hit in page:
+            item = serializer.to_representation(hit)
+            if "*" in wanted or "self" in wanted:
+                item["_embedded"] = {"self": [links.embed_link(hit)]}
+            items.append(item)
+        return validators.apply(self.get_paginated_response(self.shape(items)))
+
+
+TYPES = {
+    "term": {"name": "Pojęcia", "description": "Pojęcia słownika."},
+    "article": {"name": "Artykuły", "description": "Artykuły, które używają pojęć."},
+}
+
+
+def _type(slug: str) -> dict:
+    ns = links.namespace_url()
+    return {
+        "description": TYPES[slug]["description"],
+        "name": TYPES[slug]["name"],
+        "slug": slug,
+        "taxonomies": ["category"] if slug == "term" else ["series"],
+        "rest_base": links.REST_BASE[slug],
+        "rest_namespace": settings.MCP_NAMESPACE,
+        "_links": {
+            "collection": [{"href": f"{ns}/types"}],
+            "wp:items": [{"href": links.route(slug)}],
+        },
+    }
+
+
+class TypesView(RestMixin, APIView):
+    """WordPress's /types: what kinds of entries there are (the `about` link of an entry)."""
+
+    @extend_schema(
+        summary="Typy wpisów", parameters=[GlobalParams], operation_id="types_list",
+        responses={200: OpenApiTypes.OBJECT, **errors(400, 401, 403, 429)},
+    )  # fmt: skip
+    def get(self, request):
+        return Response({name: _type(name) for name in TYPES})
+
+
+class TypeView(RestMixin, APIView):
+    @extend_schema(
+        summary="Typ wpisów", parameters=[GlobalParams], operation_id="types_retrieve",
+        responses={200: OpenApiTypes.OBJECT, **errors(400, 401, 403, 404, 429)},
+    )  # fmt: skip
+    def get(self, request, slug):
+        if slug not in TYPES:
+            raise RestError("rest_type_invalid", "Nie ma takiego typu wpisów.", 404)
+        return Response(_type(slug))
+
+
+class IndexView(RestMixin, APIView):
+    """GET /wp-json/: the site, its namespaces, authentication and every route (WordPress's
+    REST index), the MCP endpoint included."""
+
+    permission_classes = [AllowAny]
+
+    @extend_schema(exclude=True)
+    def get(self, request):
+        return Response(schema.index())
+
+
+class NamespaceView(RestMixin, APIView):
+    permission_classes = [AllowAny]
+
+    @extend_schema(exclude=True)
+    def get(self, request):
+        return Response(schema.namespace_index())
+
+
+class OpenApiView(RestMixin, APIView):
+    """The OpenAPI 3 document of this API (drf-spectacular), generated once per process."""
+
+    permission_classes = [AllowAny]
+
+    @extend_schema(exclude=True)
+    def get(self, request):
+        return Response(schema.openapi())
+
+
+class NoRouteView(RestMixin, APIView):
+    """Anything else under /wp-json/: WordPress's `rest_no_route` as JSON, never HTML."""
+
+    permission_classes = [AllowAny]
+    authentication_classes = []
+
+    def initial(self, request, *args, **kwargs):
+        raise RestError("rest_no_route", "Nie ma trasy dla tego adresu i tej metody HTTP.", 404)
