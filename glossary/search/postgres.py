@@ -1,0 +1,428 @@
+"""The PostgreSQL engine: one statement per search, its text fixed per shape and built once.
+
+Shapes: short queries (one or two letters: name prefixes only), one-sided and two-sided
+(comparison) queries, for terms and for articles. Every value derived from the query travels
+as a parameter (arrays and tsquery texts), so a shape's SQL never changes: the Python side
+only fills a list, and with server-side binding PostgreSQL plans it once per connection.
+
+Candidates come from indexes only (migration 0003), each arm capped:
+- names: btree equality, GIN array overlap (exact name or synonym), a C-collation btree range
+  (name prefix), GIN over name stems (all words in the names), trigram `LIKE` (synonym
+  prefix, only when the names found nothing);
+- text: GIN over all stems (every word of a side; only while the names found fewer than the
+  limit), then per word for partial matches (words in fewer than 5,000 entries by the
+  planner's statistics), 30 entries each from names, short definitions and any text;
+- typos: GIN over one-deletion keys of the longest word; trigram word similarity as a
+  fallback when nothing else matched.
+Then each candidate gets, per query word, the best field it occurs in, the words' idf from
+the planner's statistics and the candidates, and a tier from `ranking.TIERS`.
+"""
+
+# SQL is composed here from this module's constant fragments and column names only; every value
+# derived from a query travels as a parameter (`_Params`).
+# ruff: noqa: S608
+from __future__ import annotations
+
+import re
+
+import weakref
+from datetime import UTC, datetime
+
+from django.db import connection
+
+from ..models import Article, Term
+from . import ranking
+from .query import Query, _like_escape
+
+NAME_CANDIDATES = 50
+TEXT_CANDIDATES = 100
+WORD_CANDIDATES = 30
+COMMON_WORD = 5000  # entries above which a word adds no candidates of its own (index cost)
+TRIGRAM_MAX_CHARS = 16  # ~18 trigrams: a few ms at 100k terms
+SYNONYM_PREFIX_MAX = 12
+
+
+class _Params:
+    """Positional parameters named while the SQL is written, filled per call by name.
+
+    `p("name")` leaves a marker in the text; `finish()` turns the markers into `%s` in text
+    order, so the order of the values can never drift from the order of the placeholders."""
+
+    _MARK = re.compile("\x00([a-z_0-9]+)\x00")
+
+    def __init__(self) -> None:
+        self.order: list[str] = []
+
+    def __call__(self, name: str, cast: str = "") -> str:
+        return f"\x00{name}\x00{cast}"
+
+    def finish(self, sql: str) -> str:
+        self.order = self._MARK.findall(sql)
+        return self._MARK.sub("%s", sql)
+
+    def fill(self, values: dict) -> list:
+        return [values[name] for name in self.order]
+
+
+class Table:
+    """Where a searchable model keeps its search columns (None: the model has no such one)."""
+
+    def __init__(self, model, *, name, exact_any, synonyms, names_vector, typos, output, sort):
+        self.model, self.name, self.exact_any, self.synonyms = model, name, exact_any, synonyms
+        self.names_vector, self.typos, self.output, self.sort = names_vector, typos, output, sort
+        self.table = model._meta.db_table
+        self.article = model is Article
+
+    def order(self, alias: str) -> str:
+        """Tie-breaking order after tier, score and closeness."""
+        return ", ".join(f"{alias}.{col}" for col in self.sort)
+
+
+TERMS = Table(
+    Term,
+    name="name_folded",
+    exact_any="names_array",
+    synonyms="search_names",
+    names_vector="names_vector",
+    typos="typo_array",
+    output=("slug", "name", "short_definition"),
+    sort=("sort_key", "id"),
+)
+ARTICLES = Table(
+    Article,
+    name="title_folded",
+    exact_any=None,
+    synonyms=None,
+    names_vector="search_vector",  # the title is its weight A: name tsqueries carry ":A"
+    typos=None,
+    output=("slug", "title", "lead"),
+    sort=("published_at DESC", "id DESC"),
+)
+
+CLOCK = datetime(2000, 1, 2, 3, 4, 5, 678901, tzinfo=UTC)  # stands for `now` while compiling
+_compiled: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def _visibility(table: Table, p: _Params) -> str:
+    """`published()` compiled by the ORM once, its clock and values as named parameters:
+    the one visibility rule, not a copy of it."""
+    qs = table.model.objects.published(now=CLOCK)
+    sql, params = qs.query.get_compiler(connection=connection).compile(qs.query.where)
+    pieces = sql.split("%s")
+    out = [pieces[0]]
+    for n, (value, piece) in enumerate(zip(params, pieces[1:], strict=True)):
+        out.append(p("now") if value == CLOCK else p(f"visible{n}"))
+        out.append(piece)
+    _visibility_values[table.table] = {f"visible{n}": v for n, v in enumerate(params) if v != CLOCK}
+    return "".join(out)
+
+
+_visibility_values: dict[str, dict] = {}
+
+
+def _build(table: Table, sides: int) -> tuple[str, _Params]:
+    p = _Params()
+    t, nv = table.table, table.names_vector
+    ctes = [
+        # Planner statistics: the table's size and its most common lexemes with frequencies.
+        f"""st AS MATERIALIZED (
+        SELECT GREATEST(c.reltuples, 0)::float AS n,
+               s.most_common_elems::text::text[] AS elems, s.most_common_elem_freqs AS freqs
+        FROM pg_class c LEFT JOIN pg_stats s ON s.schemaname = current_schema()
+             AND s.tablename = '{t}' AND s.attname = 'search_vector'
+        WHERE c.oid = '{t}'::regclass)""",
+        # Per query word: tsqueries for names, definition and body, side, typo keys, frequency.
+        f"""w AS MATERIALIZED (
+        SELECT u.i::int AS i, to_tsquery('simple', u.nq) AS nq, to_tsquery('simple', u.dq) AS dq,
+               to_tsquery('simple', u.bq) AS bq, u.side,
+               string_to_array(NULLIF(u.keys, ''), ' ') AS keys,
+               COALESCE(st.freqs[array_position(st.elems, u.lex)], 0) AS freq, st.n
+        FROM unnest({p("w_n", "::text[]")}, {p("w_d", "::text[]")}, {p("w_b", "::text[]")},
+                    {p("w_side", "::int[]")}, {p("w_keys", "::text[]")}, {p("w_lex", "::text[]")})
+             WITH ORDINALITY AS u(nq, dq, bq, side, keys, lex, i)
+        CROSS JOIN st)""",
+    ]
+    names = [f"n{s}" for s in range(sides)]
+    for s in range(sides):
+        arms = [f"(SELECT id FROM {t} WHERE {table.name} = ANY({p(f'exact{s}', '::text[]')}))"]
+        if table.exact_any:
+            arms.append(
+                f"(SELECT id FROM {t} WHERE {table.exact_any} && {p(f'exact{s}', '::text[]')})"
+            )
+        arms.append(
+            f'(SELECT id FROM {t} WHERE ({table.name} COLLATE "C") >= {p(f"lo{s}")} '
+            f'AND ({table.name} COLLATE "C") < {p(f"hi{s}")} '
+            f'ORDER BY ({table.name} COLLATE "C") LIMIT {NAME_CANDIDATES})'
+        )
+        arms.append(
+            f"(SELECT id FROM {t} WHERE {nv} @@ to_tsquery('simple', {p(f'names{s}')}) "
+            f"LIMIT {NAME_CANDIDATES})"
+        )
+        ctes.append(f"n{s} AS MATERIALIZED ({' UNION '.join(arms)})")
+    found_names = " + ".join(f"(SELECT count(*) FROM {n})" for n in names)
+    later = []
+    for s in range(sides):
+        if table.synonyms:
+            # Synonym prefix ("serwe" -> "serwera MCP") by trigram LIKE, whose index cost grows
+            # with the pattern: short texts only, and only when no name matched.
+            ctes.append(
+                f"y{s} AS MATERIALIZED (SELECT id FROM {t} WHERE {p(f'use_syn{s}')} "
+                f"AND NOT EXISTS (SELECT 1 FROM n{s}) AND {table.synonyms} LIKE "
+                f"{p(f'synlike{s}')} LIMIT {NAME_CANDIDATES})"
+            )
+            later.append(f"y{s}")
+        ctes.append(
+            f"t{s} AS MATERIALIZED (SELECT id FROM {t} WHERE ({found_names}) < {p('limit')} "
+            f"AND search_vector @@ to_tsquery('simple', {p(f'text{s}')}) "
+            f"LIMIT {TEXT_CANDIDATES})"
+        )
+        later.append(f"t{s}")
+    found_text = " + ".join(f"(SELECT count(*) FROM t{s})" for s in range(sides))
+    # Partial matches: entries with some of the words, rarer words only; per word its names,
+    # then its short definitions, then any text, so a cap keeps the best-placed matches.
+    ctes.append(
+        f"""pw AS MATERIALIZED (
+        SELECT x.id FROM w, LATERAL (
+            (SELECT id FROM {t} WHERE {nv} @@ w.nq LIMIT {WORD_CANDIDATES})
+            UNION ALL (SELECT id FROM {t} WHERE search_vector @@ w.dq LIMIT {WORD_CANDIDATES})
+            UNION ALL (SELECT id FROM {t} WHERE search_vector @@ w.bq LIMIT {WORD_CANDIDATES})
+        ) x
+        WHERE w.freq * w.n < {COMMON_WORD} AND ({found_names} + {found_text}) < {p("limit")})"""
+    )
+    later.append("pw")
+    none_named = " AND ".join(f"NOT EXISTS (SELECT 1 FROM {n})" for n in names)
+    if table.typos:
+        ctes.append(
+            f"ty AS MATERIALIZED (SELECT id FROM {t} WHERE {table.typos} && "
+            f"{p('typo', '::text[]')} LIMIT {NAME_CANDIDATES})"
+        )
+        later.append("ty")
+        none_named += " AND NOT EXISTS (SELECT 1 FROM ty)"
+    # Two-edit typos by trigram word similarity: a fallback, never scanned when names matched.
+    ctes.append(
+        f"tg AS MATERIALIZED (SELECT id FROM {t} WHERE {p('use_trgm')} AND {none_named} "
+        f"AND {p('trgm')} <%% {table.synonyms or table.name} LIMIT {NAME_CANDIDATES})"
+    )
+    union = " UNION ALL ".join(
+        [f"SELECT id, false AS fz FROM {a}" for a in names + later] + ["SELECT id, true FROM tg"]
+    )
+    ctes.append(f"c AS (SELECT id, bool_or(fz) AS fz FROM ({union}) a GROUP BY id)")
+    typo_word = f"COALESCE({t}.{table.typos} && w.keys, false)" if table.typos else "false"
+    out_cols = ", ".join(f"{t}.{col}" for col in table.output)
+    sort_cols = ", ".join(f"{t}.{col.split()[0]}" for col in table.sort if col.split()[0] != "id")
+    ctes.append(
+        f"""f AS MATERIALIZED (
+        SELECT {t}.id, {out_cols}, {sort_cols}, c.fz, {t}.{table.name} AS nf,
+               {f"{t}.{table.exact_any}" if table.exact_any else "NULL::text[]"} AS na,
+               {f"{t}.{table.synonyms}" if table.synonyms else "''::text"} AS sn,
+               {t}.{nv} AS nv,
+               ARRAY(SELECT CASE WHEN {t}.{nv} @@ w.nq THEN {ranking.NAMES}
+                                 WHEN {t}.search_vector @@ w.dq THEN {ranking.DEFINITION}
+                                 WHEN {t}.search_vector @@ w.bq THEN {ranking.BODY}
+                                 ELSE {ranking.ABSENT} END FROM w ORDER BY w.i) AS lv,
+               ARRAY(SELECT {typo_word} FROM w ORDER BY w.i) AS tw
+        FROM c JOIN {t} ON {t}.id = c.id
+        WHERE {_visibility(table, p)})"""
+    )
+    idf = ranking.IDF_SQL.format(n="d.nn", df="d.df")
+    ctes.append(
+        f"""idf AS MATERIALIZED (
+        SELECT array_agg({idf} ORDER BY d.i) AS v FROM (
+            SELECT w.i, GREATEST(w.freq * st.n, (SELECT count(*) FROM f WHERE f.lv[w.i] > 0)) AS df,
+                   GREATEST(st.n, (SELECT count(*) FROM f)) AS nn
+            FROM w CROSS JOIN st) d)"""
+    )
+    weight = ranking.level_weight_sql("f.lv[w.i]")
+    laterals, cols = [], []
+    for s in range(sides):
+        laterals.append(
+            f"CROSS JOIN LATERAL (SELECT COALESCE(sum(idf.v[w.i] * {weight}) "
+            f"/ NULLIF(sum(idf.v[w.i]), 0), 0) AS v FROM w WHERE w.side = {s}) sc{s}"
+        )
+        tier = ranking.tier_case(
+            exact=f"f.nf = ANY({p(f'exact{s}', '::text[]')})",
+            synonym=f"f.na && {p(f'exact{s}', '::text[]')}" if table.exact_any else "false",
+            prefix=f"(f.nf LIKE {p(f'like{s}')} OR f.sn LIKE {p(f'synlike{s}')})",
+            names=f"f.nv @@ to_tsquery('simple', {p(f'names{s}')})",
+            fuzzy=f"(f.fz OR NOT EXISTS (SELECT 1 FROM w WHERE w.side = {s} AND NOT "
+            f"(f.lv[w.i] = {ranking.NAMES} OR f.tw[w.i])))",
+            score=f"sc{s}.v",
+        )
+        cols.append(
+            f"{tier} AS tier{s}, sc{s}.v AS score{s}, similarity(f.nf, {p(f'key{s}')}) AS close{s}"
+        )
+    ctes.append(f"r AS (SELECT f.*, {', '.join(cols)} FROM f CROSS JOIN idf {' '.join(laterals)})")
+    out = ", ".join(f"r.{col}" for col in table.output)
+    if sides == 1:
+        sql = (
+            f"WITH {', '.join(ctes)} SELECT r.id, {out}, r.tier0, r.score0, r.close0, r.lv "
+            f"FROM r WHERE r.tier0 > 0 "
+            f"ORDER BY r.tier0 DESC, r.score0 DESC, r.close0 DESC, {table.order('r')} "
+            f"LIMIT {p('limit')}"
+        )
+        return sql, p
+    # A comparison: the best entry of each side first, then everything by its better side.
+    ranks = ", ".join(
+        f"row_number() OVER (ORDER BY r.tier{s} DESC, r.score{s} DESC, r.close{s} DESC, "
+        f"{table.order('r')}) AS rank{s}"
+        for s in range(sides)
+    )
+    first = " OR ".join(f"(k.rank{s} = 1 AND k.tier{s} > 0)" for s in range(sides))
+    best = lambda col: f"GREATEST({', '.join(f'k.{col}{s}' for s in range(sides))})"  # noqa: E731
+    ctes.append(f"k AS (SELECT r.*, {ranks} FROM r)")
+    sql = (
+        f"WITH {', '.join(ctes)} SELECT k.id, {out.replace('r.', 'k.')}, {best('tier')}, "
+        f"{best('score')}, {best('close')}, k.lv FROM k WHERE {best('tier')} > 0 "
+        f"ORDER BY ({first}) DESC, {best('tier')} DESC, {best('score')} DESC, "
+        f"{best('close')} DESC, {table.order('k')} LIMIT {p('limit')}"
+    )
+    return sql, p
+
+
+def _build_short(table: Table) -> tuple[str, _Params]:
+    """One or two letters: names starting so, read in order from the C-collation btree, and
+    names or synonyms equal to them."""
+    p = _Params()
+    t = table.table
+    cols = ", ".join(f"{t}.{c}" for c in table.output)
+    exact_any = (
+        f"UNION (SELECT id FROM {t} WHERE {table.exact_any} && {p('exact0', '::text[]')})"
+        if table.exact_any
+        else ""
+    )
+    tier = ranking.tier_case(
+        exact=f"{t}.{table.name} = ANY({p('exact0', '::text[]')})",
+        synonym=f"{t}.{table.exact_any} && {p('exact0', '::text[]')}"
+        if table.exact_any
+        else "false",
+        prefix=f"{t}.{table.name} LIKE {p('like0')}",
+        names="false",
+        fuzzy="false",
+        score="0",
+    )
+    sql = (
+        f'WITH c AS ((SELECT id FROM {t} WHERE ({table.name} COLLATE "C") >= {p("lo0")} '
+        f'AND ({table.name} COLLATE "C") < {p("hi0")} ORDER BY ({table.name} COLLATE "C") '
+        f"LIMIT {NAME_CANDIDATES}) {exact_any}) "
+        f"SELECT {t}.id, {cols}, {tier} AS tier, 0::float AS score, 0::float AS close, "
+        f"NULL::int[] AS lv FROM c JOIN {t} ON {t}.id = c.id WHERE {_visibility(table, p)} "
+        f'ORDER BY tier DESC, ({t}.{table.name} COLLATE "C"), {t}.id LIMIT {p("limit")}'
+    )
+    return sql, p
+
+
+def _statement(table: Table, shape) -> tuple[str, _Params]:
+    per_connection = _compiled.setdefault(connection.connection or connection, {})
+    key = (table.table, shape)
+    if key not in per_connection:
+        builders = {"short": _build_short, "similar": _build_similar}
+        builder = builders.get(shape)
+        sql, p = builder(table) if builder else _build(table, shape)
+        per_connection[key] = (p.finish(sql), p)
+    return per_connection[key]
+
+
+def _upper(prefix: str) -> str:
+    """The smallest text above every text starting with `prefix` (C collation)."""
+    return prefix[:-1] + chr(ord(prefix[-1]) + 1) if prefix else "\U0010ffff"
+
+
+def _values(table: Table, q: Query, limit: int, now) -> dict:
+    name_weight = "A" if table.article else ""
+    values = {"limit": limit, "now": now, **_visibility_values.get(table.table, {})}
+    sides = q.segments if q.comparison else [None]
+    for s, segment in enumerate(sides):
+        key = q.key if segment is None else segment.key
+        indexes = [i for i in range(len(q.words)) if segment is None or q.word_segment(i) == s]
+        values.update(
+            {
+                f"exact{s}": q.exact_texts if segment is None else [segment.key],
+                f"lo{s}": key,
+                f"hi{s}": _upper(key),
+                f"like{s}": _like_escape(key) + "%",
+                f"synlike{s}": "%| " + _like_escape(key) + "%",
+                f"use_syn{s}": len(key) <= SYNONYM_PREFIX_MAX,
+                f"names{s}": " & ".join(
+                    q.word_tsquery(i, name_weight, prefix=True) for i in indexes
+                ),
+                f"text{s}": " & ".join(q.word_tsquery(i) for i in indexes),
+                f"key{s}": key,
+            }
+        )
+    n = len(q.words)
+    values["w_n"] = [q.word_tsquery(i, name_weight, prefix=True) for i in range(n)]
+    values["w_d"] = [q.word_tsquery(i, "AB" if table.article else "B") for i in range(n)]
+    values["w_b"] = [q.word_tsquery(i) for i in range(n)]
+    values["w_side"] = [q.word_segment(i) if q.comparison else 0 for i in range(n)]
+    values["w_keys"] = [" ".join(keys) for keys in q.typo_keys]
+    values["w_lex"] = [alternatives[0] for alternatives in q.alternatives]
+    values["typo"] = max(q.typo_keys, key=len, default=[])
+    values["use_trgm"] = q.fuzzy and len(q.key) <= TRIGRAM_MAX_CHARS
+    values["trgm"] = q.key
+    return values
+
+
+def rows(table: Table, q: Query, limit: int, now) -> list[tuple]:
+    """(id, slug, title, summary, tier, score, closeness, levels) best first."""
+    shape = "short" if q.short else (2 if q.comparison else 1)
+    sql, p = _statement(table, shape)
+    values = _values(table, q, limit, now)
+    if shape == "short":
+        text = q.short_text
+        values["exact0"], values["like0"] = [text], _like_escape(text) + "%"
+        values["lo0"], values["hi0"] = text, _upper(text)
+    with connection.cursor() as cursor:
+        cursor.execute(sql, p.fill(values))
+        return cursor.fetchall()
+
+
+def match_condition(q: Query) -> tuple[str, list]:
+    """A boolean SQL condition on `glossary_term` true for the terms the engine matches
+    (the admin's search box over drafts too: no caps, no ranking)."""
+    values = _values(TERMS, q, 0, None)
+    sides = range(len(q.segments) if q.comparison else 1)
+    parts, params = [], []
+    for s in sides:
+        parts += [
+            "name_folded = ANY(%s::text[])",
+            "names_array && %s::text[]",
+            "name_folded LIKE %s",
+            "names_vector @@ to_tsquery('simple', %s)",
+            "search_vector @@ to_tsquery('simple', %s)",
+        ]
+        params += [values[f"exact{s}"], values[f"exact{s}"], values[f"like{s}"]]
+        params += [values[f"names{s}"], values[f"text{s}"]]
+    if values["typo"]:
+        parts.append("typo_array && %s::text[]")
+        params.append(values["typo"])
+    if values["use_trgm"]:
+        parts.append("%s <%% search_names")
+        params.append(values["trgm"])
+    return "(" + " OR ".join(parts) + ")", params
+
+
+def similar_names(q: Query, limit: int, now) -> list[tuple]:
+    """Terms whose name or a synonym is closest to the text, for "did you mean"."""
+    sql, p = _statement(TERMS, "similar")
+    values = {
+        "key": q.key,
+        "keys": [k for keys in q.typo_keys for k in keys],
+        "limit": limit,
+        "now": now,
+        **_visibility_values.get(TERMS.table, {}),
+    }
+    with connection.cursor() as cursor:
+        cursor.execute(sql, p.fill(values))
+        return cursor.fetchall()
+
+
+def _build_similar(table: Table) -> tuple[str, _Params]:
+    p = _Params()
+    t = table.table
+    sql = (
+        f"SELECT id, slug, name, short_definition, GREATEST(similarity(name_folded, {p('key')}), "
+        f"word_similarity({p('key')}, search_names)) AS closeness FROM {t} "
+        f"WHERE ({p('key')} <%% search_names OR typo_array && {p('keys', '::text[]')}) "
+        f"AND {_visibility(table, p)} ORDER BY closeness DESC, sort_key, id LIMIT {p('limit')}"
+    )
+    return sql, p
