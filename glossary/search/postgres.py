@@ -24,7 +24,6 @@ the planner's statistics and the candidates, and a tier from `ranking.TIERS`.
 from __future__ import annotations
 
 import re
-
 import weakref
 from datetime import UTC, datetime
 
