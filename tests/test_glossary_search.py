@@ -445,3 +445,18 @@ def test_admin_search_uses_the_engine_and_sees_drafts(admin_client, glossary):
         text = admin_client.get(url, {"q": query}).content.decode()
         expected = draft if query != "serwerów" else glossary["serwer"]
         assert reverse("admin:glossary_term_change", args=[expected.pk]) in text, query
+
+
+@pytest.mark.postgres
+def test_postgres_statement_text_is_fixed_and_cached_by_psycopg(glossary):
+    """Distinct one-sided queries run one and the same statement text (so PostgreSQL plans it
+    once per connection), short enough for psycopg's cache of converted statements: over
+    `psycopg._queries.MAX_CACHED_STATEMENT_LENGTH` it re-parses the text on every call."""
+    from psycopg import _queries
+
+    for query in ["agent", "czym jest sse", "serwera mcp", "agnet", "jak działa paginacja"]:
+        search.term_search(query=query)
+    assert len(search.postgres._compiled) <= 3  # shapes, not queries
+    sql, _params = search.postgres._statement(search.postgres.TERMS, 1)
+    assert len(sql) <= _queries.MAX_CACHED_STATEMENT_LENGTH
+    assert len(_params.order) <= _queries.MAX_CACHED_STATEMENT_PARAMS

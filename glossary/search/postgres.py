@@ -24,19 +24,19 @@ the planner's statistics and the candidates, and a tier from `ranking.TIERS`.
 from __future__ import annotations
 
 import re
-import weakref
 from datetime import UTC, datetime
 
 from django.db import connection
 
 from ..models import Article, Term
+from ..polish import fold
 from . import ranking
 from .query import Query, _like_escape
 
 NAME_CANDIDATES = 50
-TEXT_CANDIDATES = 100
-WORD_CANDIDATES = 30
-COMMON_WORD = 5000  # entries above which a word adds no candidates of its own (index cost)
+TEXT_CANDIDATES = 20
+WORD_CANDIDATES = 8
+COMMON_WORD = 0.05  # share of entries above which a word adds no candidates of its own
 TRIGRAM_MAX_CHARS = 16  # ~18 trigrams: a few ms at 100k terms
 SYNONYM_PREFIX_MAX = 12
 
@@ -56,6 +56,8 @@ class _Params:
         return f"\x00{name}\x00{cast}"
 
     def finish(self, sql: str) -> str:
+        # Whitespace collapsed: psycopg caches its conversion of statements up to 4 KB only.
+        sql = " ".join(sql.split())
         self.order = self._MARK.findall(sql)
         return self._MARK.sub("%s", sql)
 
@@ -99,7 +101,7 @@ ARTICLES = Table(
 )
 
 CLOCK = datetime(2000, 1, 2, 3, 4, 5, 678901, tzinfo=UTC)  # stands for `now` while compiling
-_compiled: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_compiled: dict = {}
 
 
 def _visibility(table: Table, p: _Params) -> str:
@@ -123,23 +125,14 @@ def _build(table: Table, sides: int) -> tuple[str, _Params]:
     p = _Params()
     t, nv = table.table, table.names_vector
     ctes = [
-        # Planner statistics: the table's size and its most common lexemes with frequencies.
-        f"""st AS MATERIALIZED (
-        SELECT GREATEST(c.reltuples, 0)::float AS n,
-               s.most_common_elems::text::text[] AS elems, s.most_common_elem_freqs AS freqs
-        FROM pg_class c LEFT JOIN pg_stats s ON s.schemaname = current_schema()
-             AND s.tablename = '{t}' AND s.attname = 'search_vector'
-        WHERE c.oid = '{t}'::regclass)""",
         # Per query word: tsqueries for names, definition and body, side, typo keys, frequency.
         f"""w AS MATERIALIZED (
-        SELECT u.i::int AS i, to_tsquery('simple', u.nq) AS nq, to_tsquery('simple', u.dq) AS dq,
-               to_tsquery('simple', u.bq) AS bq, u.side,
+        SELECT u.i::int AS i, u.nq, u.dq, u.bq, u.side,
                string_to_array(NULLIF(u.keys, ''), ' ') AS keys,
-               COALESCE(st.freqs[array_position(st.elems, u.lex)], 0) AS freq, st.n
-        FROM unnest({p("w_n", "::text[]")}, {p("w_d", "::text[]")}, {p("w_b", "::text[]")},
+               u.lex
+        FROM unnest({p("w_n", "::tsquery[]")}, {p("w_d", "::tsquery[]")}, {p("w_b", "::tsquery[]")},
                     {p("w_side", "::int[]")}, {p("w_keys", "::text[]")}, {p("w_lex", "::text[]")})
-             WITH ORDINALITY AS u(nq, dq, bq, side, keys, lex, i)
-        CROSS JOIN st)""",
+             WITH ORDINALITY AS u(nq, dq, bq, side, keys, lex, i))""",
     ]
     names = [f"n{s}" for s in range(sides)]
     for s in range(sides):
@@ -154,7 +147,7 @@ def _build(table: Table, sides: int) -> tuple[str, _Params]:
             f'ORDER BY ({table.name} COLLATE "C") LIMIT {NAME_CANDIDATES})'
         )
         arms.append(
-            f"(SELECT id FROM {t} WHERE {nv} @@ to_tsquery('simple', {p(f'names{s}')}) "
+            f"(SELECT id FROM {t} WHERE {nv} @@ {p(f'names{s}', '::tsquery')} "
             f"LIMIT {NAME_CANDIDATES})"
         )
         ctes.append(f"n{s} AS MATERIALIZED ({' UNION '.join(arms)})")
@@ -165,20 +158,44 @@ def _build(table: Table, sides: int) -> tuple[str, _Params]:
             # Synonym prefix ("serwe" -> "serwera MCP") by trigram LIKE, whose index cost grows
             # with the pattern: short texts only, and only when no name matched.
             ctes.append(
-                f"y{s} AS MATERIALIZED (SELECT id FROM {t} WHERE {p(f'use_syn{s}')} "
+                f"y{s} AS (SELECT id FROM {t} WHERE {p(f'use_syn{s}')} "
                 f"AND NOT EXISTS (SELECT 1 FROM n{s}) AND {table.synonyms} LIKE "
                 f"{p(f'synlike{s}')} LIMIT {NAME_CANDIDATES})"
             )
             later.append(f"y{s}")
         ctes.append(
             f"t{s} AS MATERIALIZED (SELECT id FROM {t} WHERE ({found_names}) < {p('limit')} "
-            f"AND search_vector @@ to_tsquery('simple', {p(f'text{s}')}) "
+            f"AND search_vector @@ {p(f'text{s}', '::tsquery')} "
             f"LIMIT {TEXT_CANDIDATES})"
         )
         later.append(f"t{s}")
-    found_text = " + ".join(f"(SELECT count(*) FROM t{s})" for s in range(sides))
-    # Partial matches: entries with some of the words, rarer words only; per word its names,
-    # then its short definitions, then any text, so a cap keeps the best-placed matches.
+    # Entries named exactly like one of the words ("sse websocket" lists SSE and WebSocket).
+    one_word = f"(SELECT id FROM {t} WHERE {table.name} = ANY({p('words', '::text[]')}))"
+    if table.exact_any:
+        one_word += (
+            f" UNION (SELECT id FROM {t} WHERE {table.exact_any} && {p('words', '::text[]')})"
+        )
+    ctes.append(f"ew AS ({one_word})")
+    later.append("ew")
+    # A side no entry matches whole (all its words in the names or in the text)...
+    unmatched = (
+        "(CASE w.side "
+        + " ".join(
+            f"WHEN {s} THEN NOT EXISTS (SELECT 1 FROM n{s}) AND NOT EXISTS (SELECT 1 FROM t{s})"
+            for s in range(sides)
+        )
+        + " END)"
+    )
+    # ...gets partial matches: entries with some of its words, rarer words only (a word in most
+    # entries costs a large index read and adds nothing: the planner's statistics say which,
+    # read only when this arm runs); per word its names, then its short definitions, then any
+    # text, so that the cap keeps the best-placed matches.
+    ctes.append(
+        f"""mce AS MATERIALIZED (
+        SELECT s.most_common_elems::text::text[] AS elems, s.most_common_elem_freqs AS freqs
+        FROM pg_stats s WHERE s.schemaname = current_schema() AND s.tablename = '{t}'
+             AND s.attname = 'search_vector')"""
+    )
     ctes.append(
         f"""pw AS MATERIALIZED (
         SELECT x.id FROM w, LATERAL (
@@ -186,7 +203,9 @@ def _build(table: Table, sides: int) -> tuple[str, _Params]:
             UNION ALL (SELECT id FROM {t} WHERE search_vector @@ w.dq LIMIT {WORD_CANDIDATES})
             UNION ALL (SELECT id FROM {t} WHERE search_vector @@ w.bq LIMIT {WORD_CANDIDATES})
         ) x
-        WHERE w.freq * w.n < {COMMON_WORD} AND ({found_names} + {found_text}) < {p("limit")})"""
+        WHERE {unmatched}
+          AND COALESCE((SELECT m.freqs[array_position(m.elems, w.lex)] FROM mce m), 0)
+              < {COMMON_WORD})"""
     )
     later.append("pw")
     none_named = " AND ".join(f"NOT EXISTS (SELECT 1 FROM {n})" for n in names)
@@ -199,7 +218,7 @@ def _build(table: Table, sides: int) -> tuple[str, _Params]:
         none_named += " AND NOT EXISTS (SELECT 1 FROM ty)"
     # Two-edit typos by trigram word similarity: a fallback, never scanned when names matched.
     ctes.append(
-        f"tg AS MATERIALIZED (SELECT id FROM {t} WHERE {p('use_trgm')} AND {none_named} "
+        f"tg AS (SELECT id FROM {t} WHERE {p('use_trgm')} AND {none_named} "
         f"AND {p('trgm')} <%% {table.synonyms or table.name} LIMIT {NAME_CANDIDATES})"
     )
     union = " UNION ALL ".join(
@@ -218,8 +237,8 @@ def _build(table: Table, sides: int) -> tuple[str, _Params]:
                ARRAY(SELECT CASE WHEN {t}.{nv} @@ w.nq THEN {ranking.NAMES}
                                  WHEN {t}.search_vector @@ w.dq THEN {ranking.DEFINITION}
                                  WHEN {t}.search_vector @@ w.bq THEN {ranking.BODY}
-                                 ELSE {ranking.ABSENT} END FROM w ORDER BY w.i) AS lv,
-               ARRAY(SELECT {typo_word} FROM w ORDER BY w.i) AS tw
+                                 ELSE {ranking.ABSENT} END FROM w) AS lv,
+               ARRAY(SELECT {typo_word} FROM w) AS tw
         FROM c JOIN {t} ON {t}.id = c.id
         WHERE {_visibility(table, p)})"""
     )
@@ -227,9 +246,10 @@ def _build(table: Table, sides: int) -> tuple[str, _Params]:
     ctes.append(
         f"""idf AS MATERIALIZED (
         SELECT array_agg({idf} ORDER BY d.i) AS v FROM (
-            SELECT w.i, GREATEST(w.freq * st.n, (SELECT count(*) FROM f WHERE f.lv[w.i] > 0)) AS df,
-                   GREATEST(st.n, (SELECT count(*) FROM f)) AS nn
-            FROM w CROSS JOIN st) d)"""
+            SELECT w.i, (SELECT count(*) FROM f WHERE f.lv[w.i] > 0) AS df,
+                   GREATEST((SELECT reltuples FROM pg_class WHERE oid = '{t}'::regclass),
+                            (SELECT count(*) FROM f)) AS nn
+            FROM w) d)"""
     )
     weight = ranking.level_weight_sql("f.lv[w.i]")
     laterals, cols = [], []
@@ -242,7 +262,7 @@ def _build(table: Table, sides: int) -> tuple[str, _Params]:
             exact=f"f.nf = ANY({p(f'exact{s}', '::text[]')})",
             synonym=f"f.na && {p(f'exact{s}', '::text[]')}" if table.exact_any else "false",
             prefix=f"(f.nf LIKE {p(f'like{s}')} OR f.sn LIKE {p(f'synlike{s}')})",
-            names=f"f.nv @@ to_tsquery('simple', {p(f'names{s}')})",
+            names=f"f.nv @@ {p(f'names{s}', '::tsquery')}",
             fuzzy=f"(f.fz OR NOT EXISTS (SELECT 1 FROM w WHERE w.side = {s} AND NOT "
             f"(f.lv[w.i] = {ranking.NAMES} OR f.tw[w.i])))",
             score=f"sc{s}.v",
@@ -311,14 +331,14 @@ def _build_short(table: Table) -> tuple[str, _Params]:
 
 
 def _statement(table: Table, shape) -> tuple[str, _Params]:
-    per_connection = _compiled.setdefault(connection.connection or connection, {})
+    """The statement of a shape, built on first use (the text depends only on the shape)."""
     key = (table.table, shape)
-    if key not in per_connection:
+    if key not in _compiled:
         builders = {"short": _build_short, "similar": _build_similar}
         builder = builders.get(shape)
         sql, p = builder(table) if builder else _build(table, shape)
-        per_connection[key] = (p.finish(sql), p)
-    return per_connection[key]
+        _compiled[key] = (p.finish(sql), p)
+    return _compiled[key]
 
 
 def _upper(prefix: str) -> str:
@@ -355,6 +375,7 @@ def _values(table: Table, q: Query, limit: int, now) -> dict:
     values["w_side"] = [q.word_segment(i) if q.comparison else 0 for i in range(n)]
     values["w_keys"] = [" ".join(keys) for keys in q.typo_keys]
     values["w_lex"] = [alternatives[0] for alternatives in q.alternatives]
+    values["words"] = [fold(w) for w in q.words] if len(q.words) > 1 else []
     values["typo"] = max(q.typo_keys, key=len, default=[])
     values["use_trgm"] = q.fuzzy and len(q.key) <= TRIGRAM_MAX_CHARS
     values["trgm"] = q.key

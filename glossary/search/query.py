@@ -103,17 +103,17 @@ COMPARISON_CUES = _forms(
 )
 
 
+_TYPO_STOP_KEYS = frozenset(k for w in _TYPO_STOP for k in deletion_keys(w))
+
+
 @lru_cache(maxsize=65_536)
 def is_stop_word(folded: str) -> bool:
     """`folded` frames a question: any inflected form, without diacritics, or one typo away
-    (see `_TYPO_STOP`)."""
+    (see `_TYPO_STOP`: sharing a one-deletion key is one edit or one swap)."""
     if folded in STOP_WORDS:
         return True
     if len(folded) >= TYPO_MIN_LENGTH:
-        return any(
-            abs(len(w) - len(folded)) <= 1 and OSA.distance(folded, w, score_cutoff=1) <= 1
-            for w in _TYPO_STOP
-        )
+        return not _TYPO_STOP_KEYS.isdisjoint(deletion_keys(folded))
     if len(folded) == 4:
         return any(
             sorted(w) == sorted(folded) and OSA.distance(folded, w, score_cutoff=1) <= 1
