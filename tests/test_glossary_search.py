@@ -201,10 +201,12 @@ def test_articles_rank_title_then_lead_then_body():
     assert [h.match for h in hits[1:]] == ["lead", "body"]
 
 
-def test_search_page_results_and_exact_jump(glossary):
-    """`search()` fills terms and articles; an exact name is offered as `exact`."""
+def test_search_page_results_and_exact_match(glossary):
+    """`search()` fills terms and articles; an exact name or synonym is offered as `exact`,
+    a partial match is not."""
     results = search.search(query="Słownik")
     assert results.exact is not None and results.exact.slug == "slownik"
+    assert search.search(query="serwera mcp").exact.slug == "serwer-mcp"
     assert search.search(query="serwera").exact is None
 
 
@@ -403,8 +405,9 @@ def test_search_page_shows_highlighted_snippets(client, glossary):
 
 
 def test_suggestions_endpoint(client, glossary, django_assert_num_queries):
-    """`/szukaj/podpowiedzi/?q=` answers at most 8 published names as JSON, cacheable, in one
-    query; drafts never appear; an empty query costs nothing."""
+    """`/szukaj/podpowiedzi/?q=` answers at most 8 published terms as JSON with their short
+    definitions, cacheable for 30 seconds only, in one query; drafts never appear; an empty
+    query costs nothing."""
     make_draft_term("Serwerownia tajna", short_definition="Szkic.")
     for i in range(12):
         make_term(f"Serwer zapasowy {i}", short_definition="Kopia.")
@@ -413,9 +416,10 @@ def test_suggestions_endpoint(client, glossary, django_assert_num_queries):
         response = client.get(url, {"q": "serw"})
     data = response.json()
     assert response["Content-Type"] == "application/json"
-    assert "public" in response["Cache-Control"] and "max-age=300" in response["Cache-Control"]
+    assert "public" in response["Cache-Control"] and "max-age=30" in response["Cache-Control"]
+    assert "max-age=300" not in response["Cache-Control"]
     assert 0 < len(data) <= 8
-    assert set(data[0]) == {"name", "slug", "url"}
+    assert set(data[0]) == {"name", "slug", "url", "definition", "match"}
     assert data[0]["url"] == reverse("glossary:term", args=[data[0]["slug"]])
     assert not [item for item in data if "tajna" in item["name"]]
     with django_assert_num_queries(0):

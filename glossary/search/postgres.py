@@ -364,13 +364,20 @@ def _values(table: Table, q: Query, limit: int, now) -> dict:
                 f"names{s}": " & ".join(
                     q.word_tsquery(i, name_weight, prefix=True) for i in indexes
                 ),
-                f"text{s}": " & ".join(q.word_tsquery(i) for i in indexes),
+                # Articles: a lead matches word prefixes too, as their titles do.
+                f"text{s}": " & ".join(
+                    q.word_tsquery(i, "AB", prefix=True) if table.article else q.word_tsquery(i)
+                    for i in indexes
+                ),
                 f"key{s}": key,
             }
         )
     n = len(q.words)
     values["w_n"] = [q.word_tsquery(i, name_weight, prefix=True) for i in range(n)]
-    values["w_d"] = [q.word_tsquery(i, "AB" if table.article else "B") for i in range(n)]
+    values["w_d"] = [
+        q.word_tsquery(i, "AB", prefix=True) if table.article else q.word_tsquery(i, "B")
+        for i in range(n)
+    ]
     values["w_b"] = [q.word_tsquery(i) for i in range(n)]
     values["w_side"] = [q.word_segment(i) if q.comparison else 0 for i in range(n)]
     values["w_keys"] = [" ".join(keys) for keys in q.typo_keys]

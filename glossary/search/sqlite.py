@@ -35,30 +35,27 @@ def _body_flags(q: Query, column: str) -> dict:
 
 def _prefilter(q: Query, names: str, definition: str, body: str, folded: str) -> Q:
     """Rows that can reach any tier: a name prefix, a stem of some word, or a likely typo."""
+    terms = names == "stems_names"
+    # An article's lead matches word prefixes, as its title does; a term's definition stems.
+    lead = " {} " if terms else " {}"
     cond = Q(pk__in=[])
     for segment in q.segments:
         cond |= Q(**{f"{folded}__startswith": segment.key})
-        if names == "stems_names":
+        if terms:
             cond |= Q(search_names__contains=f"| {segment.key}")
     for alternatives in q.alternatives:
         for s in alternatives:
-            cond |= Q(**{f"{names}__contains": f" {s}"}) | Q(
-                **{f"{definition}__contains": f" {s} "}
-            )
+            cond |= Q(**{f"{names}__contains": f" {s}"})
+            cond |= Q(**{f"{definition}__contains": lead.format(s)})
             cond |= Q(**{f"{body}__contains": f" {s} "})
-    if names == "stems_names":
+    if terms:
         for keys in q.typo_keys:
             for key in keys:
                 cond |= Q(typo_keys__contains=f" {key} ")
+    names_text = "search_names" if terms else folded
     for word in q.words:
         if len(word) >= TYPO_MIN_LENGTH:
-            cond |= Q(
-                **{
-                    f"{folded if names != 'stems_names' else 'search_names'}__contains": fold(word)[
-                        :4
-                    ]
-                }
-            )
+            cond |= Q(**{f"{names_text}__contains": fold(word)[:4]})
     return cond
 
 
@@ -107,7 +104,7 @@ def _rank(q: Query, rows, *, article: bool) -> list[tuple]:
         for i in range(len(q.words)):
             if q.word_matches(i, stems_names):
                 levels.append(ranking.NAMES)
-            elif q.word_matches(i, stems_def, prefix=False):
+            elif q.word_matches(i, stems_def, prefix=article):
                 levels.append(ranking.DEFINITION)
             elif body[i]:
                 levels.append(ranking.BODY)
