@@ -24,6 +24,7 @@ the planner's statistics and the candidates, and a tier from `ranking.TIERS`.
 from __future__ import annotations
 
 import re
+import time
 from datetime import UTC, datetime
 
 from django.db import connection
@@ -33,12 +34,12 @@ from ..polish import fold
 from . import ranking
 from .query import Query, _like_escape
 
-NAME_CANDIDATES = 50
-TEXT_CANDIDATES = 20
+NAME_CANDIDATES = 50  # typo and trigram arms; name and text arms take limit + 10
 WORD_CANDIDATES = 8
+TYPO = 4  # added to a word's level when a name word is one edit away
 COMMON_WORD = 0.05  # share of entries above which a word adds no candidates of its own
+STATISTICS_MAX_AGE = 600  # seconds a process keeps the planner statistics it read
 TRIGRAM_MAX_CHARS = 16  # ~18 trigrams: a few ms at 100k terms
-SYNONYM_PREFIX_MAX = 12
 
 
 class _Params:
@@ -62,7 +63,9 @@ class _Params:
         return self._MARK.sub("%s", sql)
 
     def fill(self, values: dict) -> list:
-        return [values[name] for name in self.order]
+        """The values in placeholder order, lists as array literals (see `_array`)."""
+        ready = {n: _array(v) if isinstance(v, list) else v for n, v in values.items()}
+        return [ready[n] for n in self.order]
 
 
 class Table:
@@ -104,7 +107,7 @@ CLOCK = datetime(2000, 1, 2, 3, 4, 5, 678901, tzinfo=UTC)  # stands for `now` wh
 _compiled: dict = {}
 
 
-def _visibility(table: Table, p: _Params) -> str:
+def _visibility(table: Table, p: _Params, alias: str = "") -> str:
     """`published()` compiled by the ORM once, its clock and values as named parameters:
     the one visibility rule, not a copy of it."""
     qs = table.model.objects.published(now=CLOCK)
@@ -114,6 +117,8 @@ def _visibility(table: Table, p: _Params) -> str:
     for n, (value, piece) in enumerate(zip(params, pieces[1:], strict=True)):
         out.append(p("now") if value == CLOCK else p(f"visible{n}"))
         out.append(piece)
+    if alias:
+        out = [piece.replace(f'"{table.table}".', f"{alias}.") for piece in out]
     _visibility_values[table.table] = {f"visible{n}": v for n, v in enumerate(params) if v != CLOCK}
     return "".join(out)
 
@@ -129,10 +134,10 @@ def _build(table: Table, sides: int) -> tuple[str, _Params]:
         f"""w AS MATERIALIZED (
         SELECT u.i::int AS i, u.nq, u.dq, u.bq, u.side,
                string_to_array(NULLIF(u.keys, ''), ' ') AS keys,
-               u.lex
+               u.freq
         FROM unnest({p("w_n", "::tsquery[]")}, {p("w_d", "::tsquery[]")}, {p("w_b", "::tsquery[]")},
-                    {p("w_side", "::int[]")}, {p("w_keys", "::text[]")}, {p("w_lex", "::text[]")})
-             WITH ORDINALITY AS u(nq, dq, bq, side, keys, lex, i))""",
+                    {p("w_side", "::int[]")}, {p("w_keys", "::text[]")}, {p("w_freq", "::float[]")})
+             WITH ORDINALITY AS u(nq, dq, bq, side, keys, freq, i))""",
     ]
     names = [f"n{s}" for s in range(sides)]
     for s in range(sides):
@@ -144,7 +149,7 @@ def _build(table: Table, sides: int) -> tuple[str, _Params]:
         arms.append(
             f'(SELECT id FROM {t} WHERE ({table.name} COLLATE "C") >= {p(f"lo{s}")} '
             f'AND ({table.name} COLLATE "C") < {p(f"hi{s}")} '
-            f'ORDER BY ({table.name} COLLATE "C") LIMIT {NAME_CANDIDATES})'
+            f'ORDER BY ({table.name} COLLATE "C") LIMIT {p("cap")})'
         )
         arms.append(
             f"(SELECT id FROM {t} WHERE {nv} @@ {p(f'names{s}', '::tsquery')} "
@@ -154,19 +159,10 @@ def _build(table: Table, sides: int) -> tuple[str, _Params]:
     found_names = " + ".join(f"(SELECT count(*) FROM {n})" for n in names)
     later = []
     for s in range(sides):
-        if table.synonyms:
-            # Synonym prefix ("serwe" -> "serwera MCP") by trigram LIKE, whose index cost grows
-            # with the pattern: short texts only, and only when no name matched.
-            ctes.append(
-                f"y{s} AS (SELECT id FROM {t} WHERE {p(f'use_syn{s}')} "
-                f"AND NOT EXISTS (SELECT 1 FROM n{s}) AND {table.synonyms} LIKE "
-                f"{p(f'synlike{s}')} LIMIT {NAME_CANDIDATES})"
-            )
-            later.append(f"y{s}")
         ctes.append(
             f"t{s} AS MATERIALIZED (SELECT id FROM {t} WHERE ({found_names}) < {p('limit')} "
             f"AND search_vector @@ {p(f'text{s}', '::tsquery')} "
-            f"LIMIT {TEXT_CANDIDATES})"
+            f"LIMIT {p('cap')})"
         )
         later.append(f"t{s}")
     # Entries named exactly like one of the words ("sse websocket" lists SSE and WebSocket).
@@ -191,28 +187,20 @@ def _build(table: Table, sides: int) -> tuple[str, _Params]:
     # read only when this arm runs); per word its names, then its short definitions, then any
     # text, so that the cap keeps the best-placed matches.
     ctes.append(
-        f"""mce AS MATERIALIZED (
-        SELECT s.most_common_elems::text::text[] AS elems, s.most_common_elem_freqs AS freqs
-        FROM pg_stats s WHERE s.schemaname = current_schema() AND s.tablename = '{t}'
-             AND s.attname = 'search_vector')"""
-    )
-    ctes.append(
         f"""pw AS MATERIALIZED (
         SELECT x.id FROM w, LATERAL (
             (SELECT id FROM {t} WHERE {nv} @@ w.nq LIMIT {WORD_CANDIDATES})
             UNION ALL (SELECT id FROM {t} WHERE search_vector @@ w.dq LIMIT {WORD_CANDIDATES})
             UNION ALL (SELECT id FROM {t} WHERE search_vector @@ w.bq LIMIT {WORD_CANDIDATES})
         ) x
-        WHERE {unmatched}
-          AND COALESCE((SELECT m.freqs[array_position(m.elems, w.lex)] FROM mce m), 0)
-              < {COMMON_WORD})"""
+        WHERE {unmatched} AND w.freq < {COMMON_WORD})"""
     )
     later.append("pw")
     none_named = " AND ".join(f"NOT EXISTS (SELECT 1 FROM {n})" for n in names)
     if table.typos:
         ctes.append(
-            f"ty AS MATERIALIZED (SELECT id FROM {t} WHERE {table.typos} && "
-            f"{p('typo', '::text[]')} LIMIT {NAME_CANDIDATES})"
+            f"ty AS MATERIALIZED (SELECT id FROM {t} WHERE ({found_names}) < {p('limit')} "
+            f"AND {table.typos} && {p('typo', '::text[]')} LIMIT {p('cap')})"
         )
         later.append("ty")
         none_named += " AND NOT EXISTS (SELECT 1 FROM ty)"
@@ -225,59 +213,71 @@ def _build(table: Table, sides: int) -> tuple[str, _Params]:
         [f"SELECT id, false AS fz FROM {a}" for a in names + later] + ["SELECT id, true FROM tg"]
     )
     ctes.append(f"c AS (SELECT id, bool_or(fz) AS fz FROM ({union}) a GROUP BY id)")
-    typo_word = f"COALESCE({t}.{table.typos} && w.keys, false)" if table.typos else "false"
-    out_cols = ", ".join(f"{t}.{col}" for col in table.output)
-    sort_cols = ", ".join(f"{t}.{col.split()[0]}" for col in table.sort if col.split()[0] != "id")
+    # Per candidate and query word, one integer: the best field it occurs in (ranking
+    # levels) plus TYPO when a name word is one edit from it.
+    typo_word = f"COALESCE(g.{table.typos} && w.keys, false)" if table.typos else "false"
+    out_cols = ", ".join(f"g.{col}" for col in table.output)
+    sort_cols = ", ".join(f"g.{col.split()[0]}" for col in table.sort if col.split()[0] != "id")
     ctes.append(
         f"""f AS MATERIALIZED (
-        SELECT {t}.id, {out_cols}, {sort_cols}, c.fz, {t}.{table.name} AS nf,
-               {f"{t}.{table.exact_any}" if table.exact_any else "NULL::text[]"} AS na,
-               {f"{t}.{table.synonyms}" if table.synonyms else "''::text"} AS sn,
-               {t}.{nv} AS nv,
-               ARRAY(SELECT CASE WHEN {t}.{nv} @@ w.nq THEN {ranking.NAMES}
-                                 WHEN {t}.search_vector @@ w.dq THEN {ranking.DEFINITION}
-                                 WHEN {t}.search_vector @@ w.bq THEN {ranking.BODY}
-                                 ELSE {ranking.ABSENT} END FROM w) AS lv,
-               ARRAY(SELECT {typo_word} FROM w) AS tw
-        FROM c JOIN {t} ON {t}.id = c.id
-        WHERE {_visibility(table, p)})"""
+        SELECT g.id, {out_cols}, {sort_cols}, c.fz, g.{table.name} AS nf,
+               {f"g.{table.exact_any}" if table.exact_any else "NULL::text[]"} AS na,
+               {f"g.{table.synonyms}" if table.synonyms else "''::text"} AS sn,
+               g.{nv} AS nv,
+               ARRAY(SELECT CASE WHEN g.{nv} @@ w.nq THEN {ranking.NAMES}
+                                 WHEN g.search_vector @@ w.dq THEN {ranking.DEFINITION}
+                                 WHEN g.search_vector @@ w.bq THEN {ranking.BODY}
+                                 ELSE {ranking.ABSENT} END
+                            + CASE WHEN {typo_word} THEN {TYPO} ELSE 0 END FROM w) AS lv
+        FROM c JOIN {t} g ON g.id = c.id
+        WHERE {_visibility(table, p, alias="g")})"""
     )
+    level = f"(f.lv[w.i] %% {TYPO})"
     idf = ranking.IDF_SQL.format(n="d.nn", df="d.df")
     ctes.append(
-        f"""idf AS MATERIALIZED (
+        f"""idf AS (
         SELECT array_agg({idf} ORDER BY d.i) AS v FROM (
-            SELECT w.i, (SELECT count(*) FROM f WHERE f.lv[w.i] > 0) AS df,
-                   GREATEST((SELECT reltuples FROM pg_class WHERE oid = '{t}'::regclass),
-                            (SELECT count(*) FROM f)) AS nn
+            SELECT w.i,
+                   GREATEST(w.freq * {p("rows")},
+                            (SELECT count(*) FROM f WHERE {level} > 0)) AS df,
+                   GREATEST({p("rows")}, (SELECT count(*) FROM f)) AS nn
             FROM w) d)"""
     )
-    weight = ranking.level_weight_sql("f.lv[w.i]")
-    laterals, cols = [], []
+    weight = ranking.level_weight_sql(level)
+    pres, laterals, cols = [], [], []
     for s in range(sides):
-        laterals.append(
-            f"CROSS JOIN LATERAL (SELECT COALESCE(sum(idf.v[w.i] * {weight}) "
-            f"/ NULLIF(sum(idf.v[w.i]), 0), 0) AS v FROM w WHERE w.side = {s}) sc{s}"
-        )
-        tier = ranking.tier_case(
+        # The name tiers first; the coverage score only for a candidate in none of them.
+        name_tier = ranking.tier_case(
             exact=f"f.nf = ANY({p(f'exact{s}', '::text[]')})",
             synonym=f"f.na && {p(f'exact{s}', '::text[]')}" if table.exact_any else "false",
             prefix=f"(f.nf LIKE {p(f'like{s}')} OR f.sn LIKE {p(f'synlike{s}')})",
             names=f"f.nv @@ {p(f'names{s}', '::tsquery')}",
             fuzzy=f"(f.fz OR NOT EXISTS (SELECT 1 FROM w WHERE w.side = {s} AND NOT "
-            f"(f.lv[w.i] = {ranking.NAMES} OR f.tw[w.i])))",
-            score=f"sc{s}.v",
+            f"({level} = {ranking.NAMES} OR f.lv[w.i] >= {TYPO})))",
+            score="0",  # the coverage tier comes after, from the lazily computed score
         )
-        cols.append(
-            f"{tier} AS tier{s}, sc{s}.v AS score{s}, similarity(f.nf, {p(f'key{s}')}) AS close{s}"
+        pres.append(f"{name_tier} AS pre{s}, similarity(f.nf, {p(f'key{s}')}) AS close{s}")
+        score = (
+            f"(SELECT COALESCE(sum(idf.v[w.i] * {weight}) / NULLIF(sum(idf.v[w.i]), 0), 0) "
+            f"FROM w WHERE w.side = {s})"
+        ).replace("f.lv", "f1.lv")
+        laterals.append(
+            f"CROSS JOIN LATERAL (SELECT CASE WHEN f1.pre{s} > 0 THEN 0 ELSE {score} END AS v) "
+            f"sc{s}"
         )
-    ctes.append(f"r AS (SELECT f.*, {', '.join(cols)} FROM f CROSS JOIN idf {' '.join(laterals)})")
+        coverage = ranking.coverage_case(f"sc{s}.v")
+        cols.append(f"sc{s}.v AS score{s}, GREATEST(f1.pre{s}, {coverage}) AS tier{s}")
+    ctes.append(f"f1 AS (SELECT f.*, {', '.join(pres)} FROM f)")
+    ctes.append(
+        f"r AS (SELECT f1.*, {', '.join(cols)} FROM f1 CROSS JOIN idf {' '.join(laterals)})"
+    )
     out = ", ".join(f"r.{col}" for col in table.output)
     if sides == 1:
         sql = (
-            f"WITH {', '.join(ctes)} SELECT r.id, {out}, r.tier0, r.score0, r.close0, r.lv "
+            f"WITH {', '.join(ctes)} (SELECT r.id, {out}, r.tier0, r.score0, r.close0, r.lv "
             f"FROM r WHERE r.tier0 > 0 "
             f"ORDER BY r.tier0 DESC, r.score0 DESC, r.close0 DESC, {table.order('r')} "
-            f"LIMIT {p('limit')}"
+            f"LIMIT {p('limit')}) UNION ALL ({_Statistics.sql(table, p)})"
         )
         return sql, p
     # A comparison: the best entry of each side first, then everything by its better side.
@@ -290,10 +290,11 @@ def _build(table: Table, sides: int) -> tuple[str, _Params]:
     best = lambda col: f"GREATEST({', '.join(f'k.{col}{s}' for s in range(sides))})"  # noqa: E731
     ctes.append(f"k AS (SELECT r.*, {ranks} FROM r)")
     sql = (
-        f"WITH {', '.join(ctes)} SELECT k.id, {out.replace('r.', 'k.')}, {best('tier')}, "
+        f"WITH {', '.join(ctes)} (SELECT k.id, {out.replace('r.', 'k.')}, {best('tier')}, "
         f"{best('score')}, {best('close')}, k.lv FROM k WHERE {best('tier')} > 0 "
         f"ORDER BY ({first}) DESC, {best('tier')} DESC, {best('score')} DESC, "
-        f"{best('close')} DESC, {table.order('k')} LIMIT {p('limit')}"
+        f"{best('close')} DESC, {table.order('k')} LIMIT {p('limit')}) "
+        f"UNION ALL ({_Statistics.sql(table, p)})"
     )
     return sql, p
 
@@ -341,9 +342,61 @@ def _statement(table: Table, shape) -> tuple[str, _Params]:
     return _compiled[key]
 
 
+class _Statistics:
+    """Per process and table: the lexeme frequencies and row count PostgreSQL's ANALYZE
+    keeps (`pg_stats.most_common_elems` of `search_vector`, `pg_class.reltuples`), for the
+    idf of a query's words and for skipping the partial-match arms of words found in most
+    entries. Reading `pg_stats` costs ~0.3 ms, so it is read once per STATISTICS_MAX_AGE."""
+
+    def __init__(self) -> None:
+        self.tables: dict[str, tuple[float, dict, float]] = {}
+
+    def get(self, table: Table) -> tuple[dict, float]:
+        _when, frequencies, rows = self.tables.get(table.table, (0.0, {}, 0.0))
+        return frequencies, rows
+
+    def stale(self, table: Table) -> bool:
+        when = self.tables.get(table.table, (None,))[0]
+        return when is None or time.monotonic() - when > STATISTICS_MAX_AGE
+
+    @staticmethod
+    def sql(table: Table, p: _Params) -> str:
+        """A row appended to the search's own result when asked (`stats`): the lexemes and
+        their frequencies space-separated in the text columns, the row count after them."""
+        t = table.table
+        return (
+            "SELECT NULL::bigint, array_to_string(s.most_common_elems::text::text[], ' '), "
+            "array_to_string(s.most_common_elem_freqs, ' '), c.reltuples::text, 0, 0::float, "
+            "0::float, NULL::int[] FROM pg_class c LEFT JOIN pg_stats s ON s.schemaname = "
+            f"current_schema() AND s.tablename = '{t}' AND s.attname = 'search_vector' "
+            f"WHERE {p('stats')} AND c.oid = '{t}'::regclass"
+        )
+
+    def put(self, table: Table, row) -> None:
+        _id, elems, freqs, rows = (row or (None, "", "", "0"))[:4]
+        lexemes, shares = (elems or "").split(), (freqs or "").split()
+        frequencies = {w: float(f) for w, f in zip(lexemes, shares, strict=False)}
+        self.tables[table.table] = (time.monotonic(), frequencies, max(float(rows or 0), 0.0))
+
+
+STATISTICS = _Statistics()
+
+
 def _upper(prefix: str) -> str:
     """The smallest text above every text starting with `prefix` (C collation)."""
     return prefix[:-1] + chr(ord(prefix[-1]) + 1) if prefix else "\U0010ffff"
+
+
+def _array(items) -> str:
+    """A PostgreSQL array literal: psycopg's list dumper costs ~40 µs per array in Python,
+    and the statement takes a dozen of them."""
+    items = [str(v) for v in items]
+    if not items:
+        return "{}"
+    plain = "".join(items)
+    if '"' in plain or "\\" in plain:
+        items = [v.replace("\\", "\\\\").replace('"', '\\"') for v in items]
+    return '{"' + '","'.join(items) + '"}'
 
 
 def _values(table: Table, q: Query, limit: int, now) -> dict:
@@ -360,7 +413,6 @@ def _values(table: Table, q: Query, limit: int, now) -> dict:
                 f"hi{s}": _upper(key),
                 f"like{s}": _like_escape(key) + "%",
                 f"synlike{s}": "%| " + _like_escape(key) + "%",
-                f"use_syn{s}": len(key) <= SYNONYM_PREFIX_MAX,
                 f"names{s}": " & ".join(
                     q.word_tsquery(i, name_weight, prefix=True) for i in indexes
                 ),
@@ -381,7 +433,10 @@ def _values(table: Table, q: Query, limit: int, now) -> dict:
     values["w_b"] = [q.word_tsquery(i) for i in range(n)]
     values["w_side"] = [q.word_segment(i) if q.comparison else 0 for i in range(n)]
     values["w_keys"] = [" ".join(keys) for keys in q.typo_keys]
-    values["w_lex"] = [alternatives[0] for alternatives in q.alternatives]
+    frequencies, values["rows"] = STATISTICS.get(table)
+    values["w_freq"] = [frequencies.get(alternatives[0], 0.0) for alternatives in q.alternatives]
+    values["cap"] = max(limit, 10) + 10
+    values["stats"] = STATISTICS.stale(table)
     values["words"] = [fold(w) for w in q.words] if len(q.words) > 1 else []
     values["typo"] = max(q.typo_keys, key=len, default=[])
     values["use_trgm"] = q.fuzzy and len(q.key) <= TRIGRAM_MAX_CHARS
@@ -400,7 +455,12 @@ def rows(table: Table, q: Query, limit: int, now) -> list[tuple]:
         values["lo0"], values["hi0"] = text, _upper(text)
     with connection.cursor() as cursor:
         cursor.execute(sql, p.fill(values))
-        return cursor.fetchall()
+        found = cursor.fetchall()
+    if values["stats"] and "stats" in p.order:
+        STATISTICS.put(table, next((r for r in found if r[0] is None), None))
+    return [
+        (*r[:7], [lv % TYPO for lv in r[7]] if r[7] else r[7]) for r in found if r[0] is not None
+    ]
 
 
 def match_condition(q: Query) -> tuple[str, list]:

@@ -70,6 +70,13 @@ POLISH_STOP_WORDS = _forms(
     "różnica różnice różnicy różnic różni różnią różnią różnicach porównanie porównania "
     "porównaj porównać lepszy lepsza lepsze wybrać wybór cel celu sens sensu "
     "pojęcie pojęcia termin terminu hasło znaczeniu rozumieć rozumie oznacza",
+    # asking, telling, "so-called"
+    "proszę prosze powiedz opowiedz wyjaśnić wytłumaczyć podaj napisz pokaż chciałbym "
+    "chciałabym wiedzieć dowiedzieć słowo słowa słowem wyraz wyrazu tzw tak zwany zwana zwane "
+    "takiego takie taki tak za ok rola rolę roli pełni pełnią zalety wady zaleta wada plusy "
+    "minusy cechy rodzaje typy",
+    # conditions, negation, particles, abbreviations
+    "gdy gdyby jeśli jeżeli kiedyś nie już jeszcze tylko bardzo np itp itd tj m.in",
 )
 ENGLISH_STOP_WORDS = _forms(
     "what whats what's is are was were be been being do does did how why when where which who "
@@ -77,7 +84,8 @@ ENGLISH_STOP_WORDS = _forms(
     "mean means meaning meant work works working use used using explain explained "
     "explanation definition define difference differences between compare comparison "
     "versus vs better example examples purpose it its this that these those there "
-    "can could should would will i we you my our your",
+    "can could should would will i we you my our your me tell show give define "
+    "s t d ll re ve m",  # "what's", "don't", "I'd", "we'll", "they're", "I've", "I'm"
 )
 STOP_WORDS = POLISH_STOP_WORDS | ENGLISH_STOP_WORDS
 # Stop words long enough for a typo in them to be told from another word (one edit or swap):

@@ -77,6 +77,11 @@ def tier_case(**fragments: str) -> str:
     return f"(CASE {whens} ELSE 0 END)"
 
 
+def coverage_case(score: str) -> str:
+    """The coverage tier's number when its condition holds for `score`, else 0."""
+    return f"(CASE WHEN {TIERS[-1].sql.format(score=score)} THEN {COVERAGE} ELSE 0 END)"
+
+
 def level_weight_sql(level: str) -> str:
     """`FIELD_WEIGHTS` as SQL over an integer level expression."""
     whens = " ".join(f"WHEN {lv} THEN {w}" for lv, w in FIELD_WEIGHTS.items())
