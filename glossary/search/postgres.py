@@ -416,11 +416,8 @@ def _values(table: Table, q: Query, limit: int, now) -> dict:
                 f"names{s}": " & ".join(
                     q.word_tsquery(i, name_weight, prefix=True) for i in indexes
                 ),
-                # Articles: a lead matches word prefixes too, as their titles do.
-                f"text{s}": " & ".join(
-                    q.word_tsquery(i, "AB", prefix=True) if table.article else q.word_tsquery(i)
-                    for i in indexes
-                ),
+                # Articles (a small table): any text matches word prefixes, as titles do.
+                f"text{s}": " & ".join(q.word_tsquery(i, prefix=table.article) for i in indexes),
                 f"key{s}": key,
             }
         )
