@@ -179,22 +179,31 @@ def suggest_terms(*, text: str, limit: int = 3) -> list[Hit]:
     ]
 
 
+# A typed value this long that starts no slug is searched for instead ("agentow" -> agent).
+COMPLETE_SEARCH_MIN = 3
+
+
 def complete_term_slugs(*, prefix: str, limit: int = 100) -> list[str]:
-    """Published term slugs starting with `prefix` (folded), for argument completion."""
-    p = normalize_query(prefix).replace(" ", "-")
-    qs = Term.objects.published().order_by("slug").values_list("slug", flat=True)
-    if p:
-        qs = qs.filter(slug__startswith=p)
-    return list(qs[: _limit(limit)])
+    """Published term slugs starting with `prefix` (folded), for argument completion; when
+    none does, the slugs of the terms the engine finds for it, best first (1–2 queries)."""
+    return _complete(Term, term_search, prefix, limit)
 
 
 def complete_article_slugs(*, prefix: str, limit: int = 100) -> list[str]:
-    """Published article slugs starting with `prefix` (folded), for argument completion."""
+    """Published article slugs starting with `prefix` (folded), for argument completion;
+    when none does, the slugs of the articles the engine finds for it (1–2 queries)."""
+    return _complete(Article, article_search, prefix, limit)
+
+
+def _complete(model, engine, prefix, limit) -> list[str]:
     p = normalize_query(prefix).replace(" ", "-")
-    qs = Article.objects.published().order_by("slug").values_list("slug", flat=True)
+    qs = model.objects.published().order_by("slug").values_list("slug", flat=True)
     if p:
         qs = qs.filter(slug__startswith=p)
-    return list(qs[: _limit(limit)])
+    slugs = list(qs[: _limit(limit)])
+    if not slugs and len(p) >= COMPLETE_SEARCH_MIN:
+        slugs = [hit.slug for hit in engine(query=p.replace("-", " "), limit=limit)]
+    return slugs
 
 
 def search(*, query: str, limit: int = 20) -> SearchResults:

@@ -125,3 +125,19 @@ def test_search_page_works_without_javascript(client, terms):
     text = client.get(reverse("glossary:home")).content.decode()
     assert f'action="{reverse("glossary:search")}"' in text and 'name="q"' in text
     assert 'role="combobox"' not in text  # added by the script, not required by the page
+
+
+def test_completion_falls_back_to_the_engine(terms):
+    """Argument completion offers slugs with the typed prefix; a value no slug starts with
+    (inflected, mistyped, without diacritics) gets the engine's matches instead."""
+    assert search.complete_term_slugs(prefix="web") == ["websocket"]
+    assert search.complete_term_slugs(prefix="serwr")[0] == "serwer-mcp"
+    assert search.complete_term_slugs(prefix="websokcet") == ["websocket"]
+    assert search.complete_term_slugs(prefix="zz") == []
+
+
+def test_admin_search_understands_questions(admin_client, terms):
+    """The admin's term search goes through the same engine: a question finds its subject."""
+    url = reverse("admin:glossary_term_changelist")
+    text = admin_client.get(url, {"q": "czym jest websocket"}).content.decode()
+    assert reverse("admin:glossary_term_change", args=[terms["ws"].pk]) in text
