@@ -37,7 +37,7 @@ from .query import Query, _like_escape
 NAME_CANDIDATES = 50  # typo and trigram arms; name and text arms take limit + 10
 WORD_CANDIDATES = 8
 TYPO = 4  # added to a word's level when a name word is one edit away
-COMMON_WORD = 0.05  # share of entries above which a word adds no candidates of its own
+COMMON_WORD = 5000  # entries above which a word gathers no partial matches of its own
 STATISTICS_MAX_AGE = 600  # seconds a process keeps the planner statistics it read
 TRIGRAM_MAX_CHARS = 16  # ~18 trigrams: a few ms at 100k terms
 
@@ -134,10 +134,11 @@ def _build(table: Table, sides: int) -> tuple[str, _Params]:
         f"""w AS MATERIALIZED (
         SELECT u.i::int AS i, u.nq, u.dq, u.bq, u.side,
                string_to_array(NULLIF(u.keys, ''), ' ') AS keys,
-               u.freq
+               u.freq, u.try
         FROM unnest({p("w_n", "::tsquery[]")}, {p("w_d", "::tsquery[]")}, {p("w_b", "::tsquery[]")},
-                    {p("w_side", "::int[]")}, {p("w_keys", "::text[]")}, {p("w_freq", "::float[]")})
-             WITH ORDINALITY AS u(nq, dq, bq, side, keys, freq, i))""",
+                    {p("w_side", "::int[]")}, {p("w_keys", "::text[]")}, {p("w_freq", "::float[]")},
+                    {p("w_try", "::bool[]")})
+             WITH ORDINALITY AS u(nq, dq, bq, side, keys, freq, try, i))""",
     ]
     names = [f"n{s}" for s in range(sides)]
     for s in range(sides):
@@ -193,7 +194,7 @@ def _build(table: Table, sides: int) -> tuple[str, _Params]:
             UNION ALL (SELECT id FROM {t} WHERE search_vector @@ w.dq LIMIT {WORD_CANDIDATES})
             UNION ALL (SELECT id FROM {t} WHERE search_vector @@ w.bq LIMIT {WORD_CANDIDATES})
         ) x
-        WHERE {unmatched} AND w.freq < {COMMON_WORD})"""
+        WHERE {unmatched} AND w.try)"""
     )
     later.append("pw")
     none_named = " AND ".join(f"NOT EXISTS (SELECT 1 FROM {n})" for n in names)
@@ -399,6 +400,18 @@ def _array(items) -> str:
     return '{"' + '","'.join(items) + '"}'
 
 
+def _partial_words(freqs: list[float], sides: list[int], rows: float) -> list[bool]:
+    """Which words gather partial matches of their own: those in fewer than COMMON_WORD
+    entries (a word in most entries costs a large index read and says little), and on each
+    side at least its rarest word."""
+    chosen = [f * rows < COMMON_WORD for f in freqs]
+    for side in set(sides):
+        words_ = [i for i, s in enumerate(sides) if s == side]
+        if words_ and not any(chosen[i] for i in words_):
+            chosen[min(words_, key=lambda i: freqs[i])] = True
+    return chosen
+
+
 def _values(table: Table, q: Query, limit: int, now) -> dict:
     name_weight = "A" if table.article else ""
     values = {"limit": limit, "now": now, **_visibility_values.get(table.table, {})}
@@ -432,6 +445,7 @@ def _values(table: Table, q: Query, limit: int, now) -> dict:
     values["w_keys"] = [" ".join(keys) for keys in q.typo_keys]
     frequencies, values["rows"] = STATISTICS.get(table)
     values["w_freq"] = [frequencies.get(alternatives[0], 0.0) for alternatives in q.alternatives]
+    values["w_try"] = _partial_words(values["w_freq"], values["w_side"], values["rows"])
     values["cap"] = max(limit, 10) + 10
     values["stats"] = STATISTICS.stale(table)
     values["words"] = [fold(w) for w in q.words] if len(q.words) > 1 else []
