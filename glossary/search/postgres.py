@@ -5,17 +5,19 @@ Shapes: short queries (one or two letters: name prefixes only), one-sided and tw
 as a parameter (arrays and tsquery texts), so a shape's SQL never changes: the Python side
 only fills a list, and with server-side binding PostgreSQL plans it once per connection.
 
-Candidates come from indexes only (migration 0003), each arm capped:
+Candidates come from indexes only (migration 0003), each arm capped (limit + 10 unless said):
 - names: btree equality, GIN array overlap (exact name or synonym), a C-collation btree range
-  (name prefix), GIN over name stems (all words in the names), trigram `LIKE` (synonym
-  prefix, only when the names found nothing);
-- text: GIN over all stems (every word of a side; only while the names found fewer than the
-  limit), then per word for partial matches (words in fewer than 5,000 entries by the
-  planner's statistics), 30 entries each from names, short definitions and any text;
-- typos: GIN over one-deletion keys of the longest word; trigram word similarity as a
-  fallback when nothing else matched.
-Then each candidate gets, per query word, the best field it occurs in, the words' idf from
-the planner's statistics and the candidates, and a tier from `ranking.TIERS`.
+  (name prefix), GIN over name and synonym stems (all words of a side in the names, the last
+  one as a prefix), and per word an exact name ("sse websocket" lists both terms);
+- text: GIN over all stems (every word of a side), only while the names found fewer than the
+  limit; then, for a side no entry matches whole, partial matches per word (words in fewer
+  than COMMON_WORD entries by the planner's statistics, and the side's rarest word), 8
+  entries each from names, short definitions and any text;
+- typos: GIN over one-deletion keys of the longest word while the names fall short, and
+  trigram word similarity as a fallback when nothing else matched (50 each).
+Then each candidate gets, per query word, the best field it occurs in (`lv`), the words' idf
+from the planner's statistics and the candidates, and a tier from `ranking.TIERS`; the
+coverage score is computed only for candidates in no name tier.
 """
 
 # SQL is composed here from this module's constant fragments and column names only; every value

@@ -29,6 +29,7 @@ MAX_QUERY_LENGTH = 200
 MAX_QUERY_WORDS = 8
 SHORT_QUERY = 2  # queries this short match name prefixes only
 PREFIX_STEM_MIN = 4  # stems this long also match longer name stems ("agent" ~ "agentowy")
+TYPED_PREFIX_MIN = 2  # ...and the last of several words from two letters on ("json sch")
 
 
 def normalize_query(query: str) -> str:
@@ -212,12 +213,19 @@ class Query:
 
     # --- tsquery texts (PostgreSQL) ---
 
+    def prefix_min(self, index: int) -> int:
+        """How long a stem must be to match longer ones: the last word of several may be
+        still being typed ("json sch"), so two letters do there."""
+        last = len(self.words) > 1 and index == len(self.words) - 1
+        return TYPED_PREFIX_MIN if last else PREFIX_STEM_MIN
+
     def word_tsquery(self, index: int, weights: str = "", *, prefix: bool = False) -> str:
         """`to_tsquery('simple', …)` text for one word: any of its stems ('agent':* | …).
         Prefix matching suits names; in long text it would expand to too many lexemes."""
         lexemes = []
+        shortest = self.prefix_min(index)
         for s in self.alternatives[index]:
-            label = ("*" if prefix and len(s) >= PREFIX_STEM_MIN else "") + weights
+            label = ("*" if prefix and len(s) >= shortest else "") + weights
             lexemes.append(f"'{s}':{label}" if label else f"'{s}'")
         return "(" + " | ".join(lexemes) + ")"
 
@@ -229,8 +237,9 @@ class Query:
 
     def word_matches(self, index: int, stems: str, *, prefix: bool = True) -> bool:
         """Whether word `index` occurs in a space-padded stem column."""
+        shortest = self.prefix_min(index)
         for s in self.alternatives[index]:
-            if f" {s} " in stems or (prefix and len(s) >= PREFIX_STEM_MIN and f" {s}" in stems):
+            if f" {s} " in stems or (prefix and len(s) >= shortest and f" {s}" in stems):
                 return True
         return False
 
