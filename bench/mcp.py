@@ -553,7 +553,11 @@ def postgres_cpu_seconds() -> float:
             fields = Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()
         except OSError:
             continue
-        if int(entry) == postmaster or int(fields[1]) == postmaster:
+        if int(entry) == postmaster:
+            # utime + stime, and cutime + cstime: backends that exited (a closed connection)
+            # and were reaped by the postmaster keep counting.
+            total += sum(int(x) for x in fields[11:15])
+        elif int(fields[1]) == postmaster:
             total += int(fields[11]) + int(fields[12])
     return total / CLK_TCK
 

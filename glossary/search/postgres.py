@@ -38,7 +38,6 @@ from .query import Query, _like_escape
 
 NAME_CANDIDATES = 50  # typo and trigram arms; name and text arms take limit + 10
 WORD_CANDIDATES = 8
-TYPO = 4  # added to a word's level when a name word is one edit away
 COMMON_WORD = 5000  # entries above which a word gathers no partial matches of its own
 STATISTICS_MAX_AGE = 600  # seconds a process keeps the planner statistics it read
 TRIGRAM_MAX_CHARS = 16  # ~18 trigrams: a few ms at 100k terms
@@ -216,26 +215,43 @@ def _build(table: Table, sides: int) -> tuple[str, _Params]:
         [f"SELECT id, false AS fz FROM {a}" for a in names + later] + ["SELECT id, true FROM tg"]
     )
     ctes.append(f"c AS (SELECT id, bool_or(fz) AS fz FROM ({union}) a GROUP BY id)")
-    # Per candidate and query word, one integer: the best field it occurs in (ranking
-    # levels) plus TYPO when a name word is one edit from it.
+    # First the name tiers of each candidate (cheap tests on its names); then, only for a
+    # candidate in none of them, per query word one integer: the best field the word occurs
+    # in (ranking levels), from which the coverage score and the words' idf follow.
     typo_word = f"COALESCE(g.{table.typos} && w.keys, false)" if table.typos else "false"
     out_cols = ", ".join(f"g.{col}" for col in table.output)
     sort_cols = ", ".join(f"g.{col.split()[0]}" for col in table.sort if col.split()[0] != "id")
+    pres = []
+    for s in range(sides):
+        name_tier = ranking.tier_case(
+            exact=f"g.{table.name} = ANY({p(f'exact{s}', '::text[]')})",
+            synonym=f"g.{table.exact_any} && {p(f'exact{s}', '::text[]')}"
+            if table.exact_any
+            else "false",
+            prefix=f"(g.{table.name} LIKE {p(f'like{s}')}"
+            + (f" OR g.{table.synonyms} LIKE {p(f'synlike{s}')})" if table.synonyms else ")"),
+            names=f"g.{nv} @@ {p(f'names{s}', '::tsquery')}",
+            fuzzy=f"(c.fz OR NOT EXISTS (SELECT 1 FROM w WHERE w.side = {s} AND NOT "
+            f"(g.{nv} @@ w.nq OR {typo_word})))",
+            score="0",  # the coverage tier comes after, from the lazily computed score
+        )
+        pres.append(
+            f"{name_tier} AS pre{s}, similarity(g.{table.name}, {p(f'key{s}')}) AS close{s}"
+        )
+    unnamed = " AND ".join(f"x.pre{s} = 0" for s in range(sides))
     ctes.append(
         f"""f AS MATERIALIZED (
-        SELECT g.id, {out_cols}, {sort_cols}, c.fz, g.{table.name} AS nf,
-               {f"g.{table.exact_any}" if table.exact_any else "NULL::text[]"} AS na,
-               {f"g.{table.synonyms}" if table.synonyms else "''::text"} AS sn,
-               g.{nv} AS nv,
-               ARRAY(SELECT CASE WHEN g.{nv} @@ w.nq THEN {ranking.NAMES}
-                                 WHEN g.search_vector @@ w.dq THEN {ranking.DEFINITION}
-                                 WHEN g.search_vector @@ w.bq THEN {ranking.BODY}
-                                 ELSE {ranking.ABSENT} END
-                            + CASE WHEN {typo_word} THEN {TYPO} ELSE 0 END FROM w) AS lv
-        FROM c JOIN {t} g ON g.id = c.id
-        WHERE {_visibility(table, p, alias="g")})"""
+        SELECT x.*, CASE WHEN {unnamed} THEN ARRAY(
+                   SELECT CASE WHEN x.nv @@ w.nq THEN {ranking.NAMES}
+                               WHEN x.sv @@ w.dq THEN {ranking.DEFINITION}
+                               WHEN x.sv @@ w.bq THEN {ranking.BODY}
+                               ELSE {ranking.ABSENT} END FROM w) END AS lv
+        FROM (SELECT g.id, {out_cols}, {sort_cols}, g.{nv} AS nv, g.search_vector AS sv,
+                     {", ".join(pres)}
+              FROM c JOIN {t} g ON g.id = c.id
+              WHERE {_visibility(table, p, alias="g")}) x)"""
     )
-    level = f"(f.lv[w.i] %% {TYPO})"
+    level = "f.lv[w.i]"
     idf = ranking.IDF_SQL.format(n="d.nn", df="d.df")
     ctes.append(
         f"""idf AS (
@@ -247,32 +263,22 @@ def _build(table: Table, sides: int) -> tuple[str, _Params]:
             FROM w) d)"""
     )
     weight = ranking.level_weight_sql(level)
-    pres, laterals, cols = [], [], []
+    laterals, cols = [], []
     for s in range(sides):
-        # The name tiers first; the coverage score only for a candidate in none of them.
-        name_tier = ranking.tier_case(
-            exact=f"f.nf = ANY({p(f'exact{s}', '::text[]')})",
-            synonym=f"f.na && {p(f'exact{s}', '::text[]')}" if table.exact_any else "false",
-            prefix=f"(f.nf LIKE {p(f'like{s}')} OR f.sn LIKE {p(f'synlike{s}')})",
-            names=f"f.nv @@ {p(f'names{s}', '::tsquery')}",
-            fuzzy=f"(f.fz OR NOT EXISTS (SELECT 1 FROM w WHERE w.side = {s} AND NOT "
-            f"({level} = {ranking.NAMES} OR f.lv[w.i] >= {TYPO})))",
-            score="0",  # the coverage tier comes after, from the lazily computed score
-        )
-        pres.append(f"{name_tier} AS pre{s}, similarity(f.nf, {p(f'key{s}')}) AS close{s}")
         score = (
             f"(SELECT COALESCE(sum(idf.v[w.i] * {weight}) / NULLIF(sum(idf.v[w.i]), 0), 0) "
             f"FROM w WHERE w.side = {s})"
-        ).replace("f.lv", "f1.lv")
+        )
         laterals.append(
-            f"CROSS JOIN LATERAL (SELECT CASE WHEN f1.pre{s} > 0 THEN 0 ELSE {score} END AS v) "
-            f"sc{s}"
+            f"CROSS JOIN LATERAL (SELECT CASE WHEN f.lv IS NULL THEN 0 ELSE {score} END AS v) sc{s}"
         )
         coverage = ranking.coverage_case(f"sc{s}.v")
-        cols.append(f"sc{s}.v AS score{s}, GREATEST(f1.pre{s}, {coverage}) AS tier{s}")
-    ctes.append(f"f1 AS (SELECT f.*, {', '.join(pres)} FROM f)")
+        cols.append(f"sc{s}.v AS score{s}, GREATEST(f.pre{s}, {coverage}) AS tier{s}")
     ctes.append(
-        f"r AS (SELECT f1.*, {', '.join(cols)} FROM f1 CROSS JOIN idf {' '.join(laterals)})"
+        f"r AS (SELECT f.id, {', '.join(f'f.{c}' for c in table.output)}, "
+        f"{', '.join(f'f.{c.split()[0]}' for c in table.sort if c.split()[0] != 'id')}, "
+        f"{', '.join(f'f.close{s}' for s in range(sides))}, f.lv, {', '.join(cols)} "
+        f"FROM f CROSS JOIN idf {' '.join(laterals)})"
     )
     out = ", ".join(f"r.{col}" for col in table.output)
     if sides == 1:
@@ -471,9 +477,7 @@ def rows(table: Table, q: Query, limit: int, now) -> list[tuple]:
         found = cursor.fetchall()
     if values["stats"] and "stats" in p.order:
         STATISTICS.put(table, next((r for r in found if r[0] is None), None))
-    return [
-        (*r[:7], [lv % TYPO for lv in r[7]] if r[7] else r[7]) for r in found if r[0] is not None
-    ]
+    return [r for r in found if r[0] is not None]
 
 
 def match_condition(q: Query) -> tuple[str, list]:
