@@ -467,3 +467,17 @@ def test_postgres_statement_text_is_fixed_and_cached_by_psycopg(glossary):
     sql, _params = search.postgres._statement(search.postgres.TERMS, 1)
     assert len(sql) <= _queries.MAX_CACHED_STATEMENT_LENGTH
     assert len(_params.order) <= _queries.MAX_CACHED_STATEMENT_PARAMS
+
+
+@pytest.mark.postgres
+def test_postgres_short_article_query_reads_the_title_index():
+    """One or two letters search article titles by a C-collation btree range (migration
+    0005), not a scan of the table."""
+    make_article("Agenci w praktyce", lead="O agentach.")
+    with CaptureQueriesContext(connection) as ctx:
+        search.article_search(query="ag")
+    with connection.cursor() as cursor:
+        cursor.execute("SET LOCAL enable_seqscan = off")
+        cursor.execute("EXPLAIN " + ctx.captured_queries[-1]["sql"])
+        plan = "\n".join(row[0] for row in cursor.fetchall())
+    assert "glossary_article_title_folded_c" in plan, plan
