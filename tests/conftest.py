@@ -71,3 +71,12 @@ def browser(chromium, live_server):
     chromium.url = lambda path="/": live_server.url + path
     yield chromium
     chromium.get("about:blank")
+
+
+# --- async tests (the SDK client) ---------------------------------------------------------
+@pytest.fixture(scope="module")
+def anyio_backend():
+    """Async tests run on asyncio only. trio is installed as a Selenium dependency, and
+    anyio's default fixture then runs every live test a second time on trio, against the
+    same server and data, where creating the same term twice fails."""
+    return "asyncio"
