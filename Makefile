@@ -7,7 +7,7 @@ PORT ?= 8000
 HOST ?= 127.0.0.1
 
 .DEFAULT_GOAL := help
-.PHONY: help run test test-fast test-postgres test-sqlite test-live conformance conformance-install redis-server chromium lint format superuser migrate demo bench clean
+.PHONY: help run test test-fast test-postgres test-sqlite test-live conformance conformance-install redis-server chromium lint format superuser migrate demo bench clean messages
 
 help:
 	@echo "make run        serve the demo glossary at http://$(HOST):$(PORT) (SQLite, no setup)"
@@ -91,6 +91,11 @@ test-live: $(VENV)/.installed-dev conformance-install redis-server
 
 conformance: $(VENV)/.installed-dev conformance-install
 	scripts/with-postgres $(VENV)/bin/pytest -q tests/live/test_conformance.py $(PYTEST_ARGS)
+
+# Polish catalogue (plural forms of counts): the compiled django.mo is committed, so a fresh
+# clone needs no gettext; after editing a django.po, recompile (needs GNU gettext's msgfmt).
+messages: $(VENV)/.installed
+	cd glossary && ../$(PY) ../manage.py compilemessages -l pl -v 0
 
 # Each benchmark gets its own throwaway PostgreSQL cluster; results go to docs/benchmarks.md.
 bench: $(VENV)/.installed-dev

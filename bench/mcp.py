@@ -536,15 +536,45 @@ class Server:
                 self.proc.wait()
 
 
+def postgres_cpu_seconds() -> float:
+    """CPU time of the throwaway cluster's server processes (postmaster and backends), read
+    from /proc: the postmaster's pid is the first line of postmaster.pid in its data directory
+    (scripts/with-postgres puts the cluster in $PGHOST/data)."""
+    pid_file = Path(os.environ.get("PGHOST", "/nonexistent")) / "data" / "postmaster.pid"
+    try:
+        postmaster = int(pid_file.read_text().split()[0])
+    except (OSError, ValueError, IndexError):
+        return 0.0
+    total = 0
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            fields = Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(entry) == postmaster:
+            # utime + stime, and cutime + cstime: backends that exited (a closed connection)
+            # and were reaped by the postmaster keep counting.
+            total += sum(int(x) for x in fields[11:15])
+        elif int(fields[1]) == postmaster:
+            total += int(fields[11]) + int(fields[12])
+    return total / CLK_TCK
+
+
+def load_average() -> str:
+    return " ".join(Path("/proc/loadavg").read_text().split()[:3])
+
+
 def run_wrk(wrk: str, server: Server, requests_file: Path, args, expected: int = 200) -> dict:
     url = f"http://127.0.0.1:{server.port}/"
     cpu = ["taskset", "-c", LOAD_CPU] if shutil.which("taskset") else []
     cmd = [*cpu, wrk, "-t1", f"-c{args.connections}", f"-d{args.duration}s", "--latency",
            "--timeout", "10s", "-s", str(LUA), url, "--", str(requests_file),
            str(expected)]  # fmt: skip
-    before = server.cpu_seconds()
+    before, pg_before = server.cpu_seconds(), postgres_cpu_seconds()
     out = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
-    after = server.cpu_seconds()
+    after, pg_after = server.cpu_seconds(), postgres_cpu_seconds()
     line = next(x for x in out.splitlines() if x.startswith("BENCH "))
     stats = {k: int(v) for k, v in (kv.split("=") for kv in line.split()[1:])}
     requests = stats["requests"]
@@ -555,6 +585,8 @@ def run_wrk(wrk: str, server: Server, requests_file: Path, args, expected: int =
         "p50": stats["p50_us"] / 1000,
         "p99": stats["p99_us"] / 1000,
         "cpu_ms": (after - before) * 1000 / requests,
+        "pg_ms": (pg_after - pg_before) * 1000 / requests,
+        "load": load_average(),
     }
 
 
@@ -699,9 +731,9 @@ def render(results: dict, meta: dict, args) -> str:
         + "Reference: `bench/reference_server.py` (SDK `MCPServer`, stateless JSON, uvicorn "
         "1 worker, async psycopg pool of 4).",
         "",
-        "| scenario | server | req/s | p50 ms | p99 ms | CPU ms/req | SQL/req "
-        "| ours ÷ ref per round |",
-        "|---|---|---:|---:|---:|---:|---:|---|",
+        "| scenario | server | req/s | p50 ms | p99 ms | CPU ms/req server | CPU ms/req "
+        "PostgreSQL | SQL/req | ours ÷ ref per round |",
+        "|---|---|---:|---:|---:|---:|---:|---:|---|",
     ]
     for scenario, row in results.items():
         for server in ("ours", "reference"):
@@ -720,8 +752,13 @@ def render(results: dict, meta: dict, args) -> str:
                 f"{statistics.median(r['p50'] for r in runs):.1f} | "
                 f"{statistics.median(r['p99'] for r in runs):.1f} | "
                 f"{statistics.median(r['cpu_ms'] for r in runs):.2f} | "
+                f"{statistics.median(r['pg_ms'] for r in runs):.2f} | "
                 f"{row.get('sql', {}).get(server, '–')} | {ratios} |"
             )
+    loads = sorted({r["load"] for row in results.values() for k in ("ours", "reference")
+                    for r in row.get(k, [])})  # fmt: skip
+    if loads:
+        lines += ["", f"Load average (1, 5, 15 min) after each run: {'; '.join(loads)}."]
     if meta.get("notes"):
         lines += [""] + [f"- {n}" for n in meta["notes"]]
     return "\n".join(lines) + "\n"
@@ -740,6 +777,44 @@ def write_doc(table: str) -> None:
 
 
 # --- main -----------------------------------------------------------------------------------------
+
+
+def distinct_scenario(servers: dict, args, tmp: Path) -> tuple[str, dict]:
+    """`--distinct` search queries never repeated (bench/queries.py: names, prefixes, words,
+    words without diacritics, typos, inflected forms, two words, no-hit words, questions,
+    comparisons, descriptions), one slice per round, each server getting the same slice once:
+    ours with the result cache off, the reference with its plain search."""
+    from bench.queries import distinct
+    from glossary.models import Term
+
+    rows = list(
+        Term.objects.published()
+        .order_by("id")
+        .values_list("name", "slug", "short_definition", "synonyms")
+    )
+    items = distinct(rows, count=args.distinct, seed=args.seed)
+    size = len(items) // args.rounds
+    slices = [items[i * size : (i + 1) * size] for i in range(args.rounds)]
+    files: dict[str, list[Path]] = {"ours": [], "reference": []}
+    keys = {"ours": "ours" if args.no_cache else "ours, cache off", "reference": "reference"}
+    for n, chunk in enumerate(slices):
+        queries = [(query, expected) for _kind, query, expected in chunk]
+        for key, server_key in keys.items():
+            path = MCP_PATH if key == "ours" else REF_PATH
+            specs = mcp_specs(path, "search_term", queries, "legacy")
+            if n == 0:  # every answer of a sample is a successful tool result on both servers
+                for spec in specs[:300]:
+                    status, _h, body = post(
+                        servers[server_key].port, path, spec["headers"], spec["body"].encode()
+                    )
+                    message = json.loads(body) if status == 200 else {}
+                    if status != 200 or message.get("result", {}).get("isError") is not False:
+                        raise RuntimeError(f"{server_key} distinct: HTTP {status} {body[:300]!r}")
+            files[key].append(tmp / f"{key}-distinct-{n}.lua")
+            write_requests(files[key][-1], specs)
+    log(f"distinct workload: {len(items):,} queries, {size:,} per round, none repeated")
+    name = f"search_term, {len(items):,} distinct queries (legacy, our cache off)"
+    return name, {"files": files, "servers": keys, "sql": {"ours": "1", "reference": 1}}
 
 
 def probe_mcp(path):
@@ -770,6 +845,10 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=20261130)
     parser.add_argument("--workload", type=int, default=50, help="queries and slugs rotated")
     parser.add_argument("--only", help="comma-separated scenario names to run")
+    parser.add_argument(
+        "--distinct", type=int, default=60_000,
+        help="distinct search queries for the cold workload (split over the rounds; 0: none)",
+    )  # fmt: skip
     parser.add_argument("--no-write", action="store_true", help="do not update docs/benchmarks.md")
     parser.add_argument(
         "--reuse-db", action="store_true",
@@ -845,6 +924,14 @@ def main() -> None:
         env, rport, probe_mcp(REF_PATH),
     )  # fmt: skip
     servers = {"ours": ours, "reference": reference}
+    if args.distinct and not args.no_cache:
+        # The cold path: every call a miss, on a second instance of ours with the cache off.
+        cold_env = {**our_env, "MCP_RESULT_CACHE_SIZE": "0"}
+        servers["ours, cache off"] = Server(
+            "ours, cache off",
+            [*ours.argv[:-3], "--port", str(cport := free_port()), ours.argv[-1]],
+            cold_env, cport, probe_mcp(MCP_PATH),
+        )  # fmt: skip
     try:
         for server in servers.values():
             server.start()
@@ -855,7 +942,8 @@ def main() -> None:
             for form in ("legacy", "modern"):
                 name = f"{tool} ({'2026-07-28' if form == 'modern' else 'legacy'})"
                 files = {}
-                for key, server in servers.items():
+                for key in ("ours", "reference"):
+                    server = servers[key]
                     path = MCP_PATH if key == "ours" else REF_PATH
                     specs = mcp_specs(path, tool, items, form)
                     for spec, item in zip(specs, items, strict=True):
@@ -873,6 +961,10 @@ def main() -> None:
                     "sql": {"ours": our_sql[tool], "reference": ref_sql[tool]},
                 }
         log(f"checked {4 * len(queries) + 4 * len(slugs)} answers of both servers")
+
+        if args.distinct:
+            name, files = distinct_scenario(servers, args, tmp)
+            scenarios[name] = files
 
         page_specs, cond_specs, expect_304 = [], [], 200
         for slug in slugs:
@@ -922,8 +1014,11 @@ def main() -> None:
                 for key in ("ours", "reference"):
                     if key not in scenario["files"]:
                         continue
-                    run = run_wrk(wrk, servers[key], scenario["files"][key], args,
-                                  scenario.get("expected", 200))  # fmt: skip
+                    server = servers[scenario.get("servers", {}).get(key, key)]
+                    files = scenario["files"][key]
+                    if isinstance(files, list):  # one slice of distinct requests per round
+                        files = files[(round_no - 1) % len(files)]
+                    run = run_wrk(wrk, server, files, args, scenario.get("expected", 200))
                     row.setdefault(key, []).append(run)
                     log(f"round {round_no} {name:34} {key:9} {run['rps']:8.0f} req/s "
                         f"p99 {run['p99']:6.1f} ms cpu {run['cpu_ms']:.2f} ms/req")  # fmt: skip

@@ -6,8 +6,9 @@ For each size, in a fresh database of the throwaway cluster (a child process per
 1. generates the deterministic synthetic glossary of `bench/synthetic.py` (Polish-like words
    with diacritics, inflected forms, synonyms, Markdown bodies) and imports it through the real
    bulk import service `glossary.importing.import_terms` (search columns included), timed;
-2. picks a fixed mix of 200 queries from the data (exact names, prefixes of 1-6 letters, one
-   typo, inflected forms, two words in any order, no-hit words), seeded;
+2. picks a fixed mix of 305 queries from the data (exact names, prefixes of 1-6 letters, one
+   typo, inflected forms, two words in any order, no-hit words; questions, comparisons and
+   descriptions from bench/queries.py, each with the term it names), seeded;
 3. runs the mix once to warm up, then `--rounds` times, timing each `term_search` call;
 4. prints p50/p95/p99 overall and per query type, and EXPLAIN (ANALYZE, BUFFERS) of the slowest
    query of the slowest type, so index use is visible;
@@ -42,6 +43,8 @@ SECTION_START = "<!-- bench/search.py: start -->"
 SECTION_END = "<!-- bench/search.py: end -->"
 TARGET_P99_MS = {100_000: 25.0, 1_000_000: 60.0}
 MIX = {"exact": 35, "prefix": 35, "typo": 35, "inflected": 35, "multi-word": 35, "no-hit": 25}
+# Issue 10: what people and agents ask (bench/queries.py), with the term each should find.
+QUESTION_MIX = {"question": 35, "comparison": 35, "description": 35}
 ENV = {
     "DJANGO_SETTINGS_MODULE": "config.settings",
     "DEBUG": "0",
@@ -49,6 +52,8 @@ ENV = {
     "ALLOWED_HOSTS": "127.0.0.1",
     "SECURE_SSL_REDIRECT": "0",
     "LOG_LEVEL": "WARNING",
+    # The production database settings (README): prepared statements, generic plans.
+    "DB_SERVER_SIDE_BINDING": "1",
 }
 
 
@@ -90,7 +95,8 @@ def _typo(word: str, rng: random.Random) -> str:
 
 
 def query_mix(seed: int) -> list[tuple[str, str]]:
-    """200 (type, query) pairs drawn from published terms by id, the same for every run."""
+    """305 (type, query, expected slug or "") drawn from published terms by id, the same for
+    every run: 200 of today's kinds, 105 questions, comparisons and descriptions."""
     from bench.synthetic import inflect
     from glossary.models import Term
     from glossary.stemming import words
@@ -102,15 +108,15 @@ def query_mix(seed: int) -> list[tuple[str, str]]:
         Term.objects.published()
         .filter(id__in=ids)
         .order_by("id")
-        .values_list("name", "short_definition")
+        .values_list("name", "short_definition", "slug")
     )
     rng.shuffle(rows)
     pool = iter(rows * 3)
-    mix: list[tuple[str, str]] = []
+    mix: list[tuple[str, str, str]] = []
     for kind, n in MIX.items():
         made = 0
         while made < n:
-            name, definition = next(pool)
+            name, definition, _slug = next(pool)
             name_words = [w for w in name.split() if not w.isdigit()]
             long_words = [w for w in name_words if len(w) >= 6]
             if kind == "exact":
@@ -130,8 +136,19 @@ def query_mix(seed: int) -> list[tuple[str, str]]:
                 )
             else:
                 query = "".join(rng.choice("qvxwz") + rng.choice("aeiou") for _ in range(4))
-            mix.append((kind, query))
+            mix.append((kind, query, ""))
             made += 1
+    from bench.queries import one
+
+    for kind, n in QUESTION_MIX.items():
+        made = 0
+        while made < n:
+            name, definition, slug = next(pool)
+            other = rng.choice(rows)
+            made_query = one(kind, (name, slug, definition, []), (other[0], other[2], "", []), rng)
+            if made_query:
+                mix.append((kind, *made_query))
+                made += 1
     return mix
 
 
@@ -174,19 +191,25 @@ def run_size(size: int, seed: int, rounds: int, batch: int, reuse: bool = False)
     analyze_s = time.perf_counter() - t1
     terms = Term.objects.count()
 
+    load = " ".join(Path("/proc/loadavg").read_text().split()[:3])
     mix = query_mix(seed)
-    for _kind, query in mix:  # warm-up: caches, connection, stemmer
+    kinds = {**MIX, **QUESTION_MIX}
+    for _kind, query, _expected in mix:  # warm-up: caches, connection, stemmer
         term_search(query=query, limit=10)
-    samples: dict[str, list[float]] = {kind: [] for kind in MIX}
+    samples: dict[str, list[float]] = {kind: [] for kind in kinds}
     slowest: dict[str, tuple[float, str]] = {}
-    hits: dict[str, int] = dict.fromkeys(MIX, 0)
+    hits: dict[str, int] = dict.fromkeys(kinds, 0)
+    firsts: dict[str, int] = dict.fromkeys(kinds, 0)
     for _round in range(rounds):
-        for kind, query in mix:
+        for kind, query, expected in mix:
             t = time.perf_counter()
             found = term_search(query=query, limit=10)
             ms = (time.perf_counter() - t) * 1000
             samples[kind].append(ms)
             hits[kind] += bool(found)
+            # A comparison names two terms and lists both first, in either order.
+            top = [hit.slug for hit in found[: 2 if kind == "comparison" else 1]]
+            firsts[kind] += bool(expected and expected in top)
             if ms > slowest.get(kind, (0.0, ""))[0]:
                 slowest[kind] = (ms, query)
     every = [ms for values in samples.values() for ms in values]
@@ -194,8 +217,10 @@ def run_size(size: int, seed: int, rounds: int, batch: int, reuse: bool = False)
         kind: {
             "p50": statistics.median(values),
             "p95": percentile(values, 95),
+            "p99": percentile(values, 99),
             "max": max(values),
-            "found": hits[kind] / rounds / MIX[kind],
+            "found": hits[kind] / rounds / kinds[kind],
+            "first": firsts[kind] / rounds / kinds[kind] if kind in QUESTION_MIX else None,
         }
         for kind, values in samples.items()
     }
@@ -219,6 +244,8 @@ def run_size(size: int, seed: int, rounds: int, batch: int, reuse: bool = False)
         "p99": percentile(every, 99),
         "per_kind": per_kind,
         "worst_kind": worst_kind,
+        "load": load,
+        "load_end": " ".join(Path("/proc/loadavg").read_text().split()[:3]),
         "worst_query": slowest[worst_kind][1],
         "plan": plan,
     }
@@ -240,8 +267,10 @@ def render(results: list[dict], rounds: int) -> str:
     lines = [
         f"Run {dt.date.today().isoformat()} on {os.cpu_count()} cores ({cpu}), {pg} "
         f"{results[0].get('server_version', '')}, Python {platform.python_version()}; "
-        f"`term_search(limit=10)` in-process, {len(MIX)} query types, 200 queries × {rounds} "
-        "rounds after one warm-up round.",
+        f"`term_search(limit=10)` in-process, {len(MIX) + len(QUESTION_MIX)} query types, "
+        f"305 queries × {rounds} rounds after one warm-up round; load average "
+        f"{results[0].get('load', '?')} at the start, {results[-1].get('load_end', '?')} "
+        "at the end.",
         "",
         "| terms | import (service) | p50 | p95 | p99 | p99 target | table + indexes |",
         "|---:|---:|---:|---:|---:|---:|---:|",
@@ -259,13 +288,14 @@ def render(results: list[dict], rounds: int) -> str:
             "",
             f"Per query type at {r['terms']:,} terms (share of queries with at least one hit):",
             "",
-            "| type | p50 | p95 | max | found |",
-            "|---|---:|---:|---:|---:|",
+            "| type | p50 | p95 | p99 | max | found | named term first (comparison: top 2) |",
+            "|---|---:|---:|---:|---:|---:|---:|",
         ]
         for kind, k in r["per_kind"].items():
+            first = "–" if k.get("first") is None else f"{k['first']:.0%}"
             lines.append(
-                f"| {kind} | {k['p50']:.1f} ms | {k['p95']:.1f} ms | {k['max']:.1f} ms "
-                f"| {k['found']:.0%} |"
+                f"| {kind} | {k['p50']:.1f} ms | {k['p95']:.1f} ms | {k['p99']:.1f} ms "
+                f"| {k['max']:.1f} ms | {k['found']:.0%} | {first} |"
             )
     return "\n".join(lines)
 
@@ -328,8 +358,9 @@ def main() -> None:
         )
         for kind, k in result["per_kind"].items():
             print(
-                f"  {kind:<11} p50 {k['p50']:6.2f}  p95 {k['p95']:6.2f}  max {k['max']:6.2f} ms"
-                f"  found {k['found']:.0%}"
+                f"  {kind:<11} p50 {k['p50']:6.2f}  p95 {k['p95']:6.2f}  p99 {k['p99']:6.2f}  "
+                f"max {k['max']:6.2f} ms  found {k['found']:.0%}"
+                + ("" if k.get("first") is None else f"  named first {k['first']:.0%}")
             )
         print(f"\nEXPLAIN ANALYZE of the slowest {result['worst_kind']} query "
               f"({result['worst_query']!r}):\n{result['plan']}")  # fmt: skip

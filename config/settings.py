@@ -172,6 +172,16 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
         DATABASES["default"].setdefault("OPTIONS", {}).update(
             {"server_side_binding": True, "prepare_threshold": env_int("DB_PREPARE_THRESHOLD", 5)}
         )
+        # Search (glossary/search/postgres.py): its statements have a fixed text per shape
+        # whose generic plan PostgreSQL's heuristic never picks (it costs the capped arms in
+        # full), so every call paid ~3 ms of planning. Generic plans for every prepared
+        # statement: the app's statements are index lookups whose plan does not depend on
+        # the values. DB_GENERIC_PLANS=0 keeps the server's choice.
+        if env_bool("DB_GENERIC_PLANS", True):
+            db_options = DATABASES["default"].setdefault("OPTIONS", {})
+            db_options["options"] = (
+                db_options.get("options", "") + " -c plan_cache_mode=force_generic_plan"
+            ).strip()
     # JIT off: PostgreSQL compiles a plan to machine code once its estimated cost passes
     # jit_above_cost. The search statement passes it at 1M terms (its capped arms are costed
     # in full) and spent 20 of its 46 ms compiling (bench/search.py); short queries never repay

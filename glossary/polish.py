@@ -24,7 +24,12 @@ _ORDER = {ch: i for i, ch in enumerate("0123456789" + ALPHABET, start=1)}
 
 def fold(text: str) -> str:
     """Lower-case, strip diacritics (Polish ones included) and collapse whitespace."""
-    text = unicodedata.normalize("NFKD", text.translate(_FOLD).casefold())
+    if text.isascii():  # most queries and every folded column: no decomposition needed
+        return " ".join(text.lower().split())
+    text = text.translate(_FOLD).casefold()
+    if text.isascii():
+        return " ".join(text.split())
+    text = unicodedata.normalize("NFKD", text)
     text = "".join(ch for ch in text if not unicodedata.combining(ch))
     return " ".join(text.split())
 

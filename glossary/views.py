@@ -248,29 +248,40 @@ def clean_query(raw: str) -> str:
 
 
 def search_view(request):
-    """Results from the one search engine; an exact term name goes straight to the term."""
+    """Results from the one search engine. A term named exactly like the query is shown first
+    as a card leading to it, with everything else the query found below (no redirect: a
+    reader looking for the articles about MCP still sees them)."""
     query = clean_query(request.GET.get("q", ""))
     results = search.search(query=query, limit=SEARCH_LIMIT) if query else None
+    others = results.terms if results else []
     if results is not None and results.exact is not None:
-        return redirect("glossary:term", slug=results.exact.slug)
-    return render(request, "glossary/search.html", {"query": query, "results": results})
+        others = [hit for hit in results.terms if hit.id != results.exact.id]
+    return render(
+        request, "glossary/search.html", {"query": query, "results": results, "others": others}
+    )
 
 
-# Name-like matches only: a word deep in some body is no suggestion for what is being typed.
-SUGGEST_MATCHES = {"name", "synonym", "prefix", "words", "fuzzy"}
 SUGGEST_LIMIT = 8
+# Short: an edit shows up in the box within half a minute (the page itself is not cached).
+SUGGEST_MAX_AGE = 30
 
 
-@cache_control(public=True, max_age=300)
+@cache_control(public=True, max_age=SUGGEST_MAX_AGE)
 def search_suggestions(request):
-    """Names for the search box as the reader types (`static/js/suggest.js`): at most 8
-    published terms as `[{name, slug, url}]`, from the same engine as the search page."""
+    """Suggestions for the search box as the reader types (`static/js/suggest.js`): at most 8
+    published terms as `[{name, slug, url, definition, match}]`, exactly as the engine ranks
+    them for the search page (fuzzy, diacritic-free and definition matches included)."""
     query = clean_query(request.GET.get("q", ""))
     hits = search.term_search(query=query, limit=SUGGEST_LIMIT) if query else []
     data = [
-        {"name": hit.title, "slug": hit.slug, "url": reverse("glossary:term", args=[hit.slug])}
+        {
+            "name": hit.title,
+            "slug": hit.slug,
+            "url": reverse("glossary:term", args=[hit.slug]),
+            "definition": hit.summary,
+            "match": hit.match,
+        }
         for hit in hits
-        if hit.match in SUGGEST_MATCHES
     ]
     return JsonResponse(data, safe=False, json_dumps_params={"ensure_ascii": False})
 

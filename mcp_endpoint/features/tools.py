@@ -113,8 +113,10 @@ def _input(properties: dict, required: list[str]) -> dict:
     title="Szukaj pojęcia",
     description=(
         "Search the glossary for terms matching a query (Polish or English names, synonyms, "
-        "abbreviations). Returns ranked terms with slug, short definition and page URL; "
-        "pass a slug to get_term for the full entry."
+        "abbreviations, typos, questions such as 'czym jest MCP', comparisons such as "
+        "'SSE vs WebSocket' (both terms first), or a description of the concept). Returns "
+        "ranked terms with slug, short definition and page URL; pass a slug to get_term for "
+        "the full entry."
     ),
     input_schema=_input({"query": QUERY, "limit": LIMIT}, ["query"]),
     output_schema=_object(
@@ -244,7 +246,8 @@ def list_terms(arguments: dict, ctx) -> ToolResult:
     name="search_articles",
     title="Szukaj artykułów",
     description=(
-        "Search published articles by title and lead. Returns title, slug, lead and page URL; "
+        "Search published articles by title, lead and text (questions and partial matches "
+        "too). Returns title, slug, lead and page URL; "
         "pass a slug to get_article for the full text."
     ),
     input_schema=_input({"query": QUERY, "limit": LIMIT}, ["query"]),

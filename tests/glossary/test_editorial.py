@@ -5,7 +5,6 @@ messages with plural forms, compiled translations, and scheduled publication eve
 
 import importlib
 import json
-import subprocess
 from datetime import timedelta
 from pathlib import Path
 from types import SimpleNamespace
@@ -319,16 +318,6 @@ def test_change_and_delete_messages(editor_client, editor):
     )
     assert messages_of(response) == ["Usunięto 5 pojęć."]
     assert not Term.objects.exists()
-
-
-def test_compiled_translations_match_the_catalog(tmp_path):
-    """The committed .mo is the compiled .po (a fresh clone needs no gettext)."""
-    out = tmp_path / "django.mo"
-    subprocess.run(["msgfmt", "-o", str(out), str(LOCALE / "django.po")], check=True)
-    assert out.read_bytes() == (LOCALE / "django.mo").read_bytes()
-
-
-# --- scheduled publication ---------------------------------------------------------------------
 
 
 def test_publish_scheduled_command_announces_due_entries(

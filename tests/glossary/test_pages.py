@@ -254,16 +254,19 @@ def test_search_shows_matching_terms_and_articles(client, world):
     assert world["article"].get_absolute_url() in text
 
 
-def test_search_exact_name_redirects_to_the_term(client, world):
-    """An exact term name (any case, diacritics folded) redirects (302) to the term page."""
+def test_search_exact_name_leads_with_a_card_for_the_term(client, world):
+    """An exact term name (any case, diacritics folded) is shown first as a card linking to
+    the term page, the other results below it (no redirect, issue 10)."""
     response = client.get(reverse("glossary:search"), {"q": "pamiec podreczna"})
-    assert response.status_code == 302
-    assert response["Location"] == world["cache"].get_absolute_url()
+    assert response.status_code == 200
+    card = html(response).split('class="exact-match"', 1)[1].split("</section>", 1)[0]
+    assert world["cache"].get_absolute_url() in card
 
 
 def test_search_without_results_suggests_close_terms(client, world):
-    """With no matches the page says so and offers "Czy chodziło Ci o …" suggestions."""
-    response = client.get(reverse("glossary:search"), {"q": "pamięć kwiatowa"})
+    """With no matches the page says so and offers "Czy chodziło Ci o …" suggestions (a
+    query with one known word is no longer "no matches": it lists partial matches)."""
+    response = client.get(reverse("glossary:search"), {"q": "pamięćć kwiatowa"})
     assert response.status_code == 200
     text = html(response)
     assert "Nic nie znaleziono" in text
@@ -520,7 +523,7 @@ PAGES = [
     ("articles", lambda w: reverse("glossary:articles"), 2),
     ("article", lambda w: w["article"].get_absolute_url(), 2),
     ("search", lambda w: reverse("glossary:search") + "?q=interf", 2),
-    ("search-suggest", lambda w: reverse("glossary:search") + "?q=pamiec+kwiatowa", 3),
+    ("search-suggest", lambda w: reverse("glossary:search") + "?q=pamiecc+kwiatowa", 3),
     ("search-exact", lambda w: reverse("glossary:search") + "?q=api", 2),
     # Terms, articles, categories, series: a count and a page each, but no series page when
     # the count is 0 (the pages section needs no query).

@@ -201,10 +201,12 @@ def test_articles_rank_title_then_lead_then_body():
     assert [h.match for h in hits[1:]] == ["lead", "body"]
 
 
-def test_search_page_results_and_exact_jump(glossary):
-    """`search()` fills terms and articles; an exact name is offered as `exact`."""
+def test_search_page_results_and_exact_match(glossary):
+    """`search()` fills terms and articles; an exact name or synonym is offered as `exact`,
+    a partial match is not."""
     results = search.search(query="Słownik")
     assert results.exact is not None and results.exact.slug == "slownik"
+    assert search.search(query="serwera mcp").exact.slug == "serwer-mcp"
     assert search.search(query="serwera").exact is None
 
 
@@ -327,19 +329,20 @@ def test_query_counts_are_constant(glossary, django_assert_num_queries):
 
 
 @pytest.mark.postgres
-@pytest.mark.parametrize("query", ["serwera mcp", "strimable http", "agnet"])
-def test_postgres_every_match_condition_has_an_index(glossary, query):
-    """Each OR-ed condition of `term_search` is an operator an index serves (trigram `LIKE`,
-    `<%`, tsvector `@@`, array `&&`, btree `=`/prefix), so none forces a scan of the table."""
-    arms = search.term_match_arms(search._Query(query))
-    assert len(arms) >= 7  # typo arms included
+@pytest.mark.parametrize(
+    "query",
+    ["serwera mcp", "strimable http", "agnet", "czym jest sse", "sse vs websocket", "ser"],
+)
+def test_postgres_every_candidate_comes_from_an_index(glossary, query):
+    """Every candidate arm of the search statement is an operator an index serves (btree
+    `=`/range, trigram `LIKE`/`<%`, tsvector `@@`, array `&&`), so none scans the table."""
+    with CaptureQueriesContext(connection) as ctx:
+        search.term_search(query=query)
     with connection.cursor() as cursor:
         cursor.execute("SET LOCAL enable_seqscan = off")
-        for sql, params, *_cap in arms:
-            explain = f"EXPLAIN SELECT id FROM glossary_term WHERE {sql}"  # noqa: S608 - our SQL
-            cursor.execute(explain, params)
-            plan = "\n".join(row[0] for row in cursor.fetchall())
-            assert "Seq Scan" not in plan and "Index" in plan, (sql, plan)
+        cursor.execute("EXPLAIN " + ctx.captured_queries[-1]["sql"])
+        plan = "\n".join(row[0] for row in cursor.fetchall())
+    assert "Seq Scan on glossary_term" not in plan and "Index" in plan, plan
 
 
 @pytest.mark.postgres
@@ -402,8 +405,9 @@ def test_search_page_shows_highlighted_snippets(client, glossary):
 
 
 def test_suggestions_endpoint(client, glossary, django_assert_num_queries):
-    """`/szukaj/podpowiedzi/?q=` answers at most 8 published names as JSON, cacheable, in one
-    query; drafts never appear; an empty query costs nothing."""
+    """`/szukaj/podpowiedzi/?q=` answers at most 8 published terms as JSON with their short
+    definitions, cacheable for 30 seconds only, in one query; drafts never appear; an empty
+    query costs nothing."""
     make_draft_term("Serwerownia tajna", short_definition="Szkic.")
     for i in range(12):
         make_term(f"Serwer zapasowy {i}", short_definition="Kopia.")
@@ -412,9 +416,10 @@ def test_suggestions_endpoint(client, glossary, django_assert_num_queries):
         response = client.get(url, {"q": "serw"})
     data = response.json()
     assert response["Content-Type"] == "application/json"
-    assert "public" in response["Cache-Control"] and "max-age=300" in response["Cache-Control"]
+    assert "public" in response["Cache-Control"] and "max-age=30" in response["Cache-Control"]
+    assert "max-age=300" not in response["Cache-Control"]
     assert 0 < len(data) <= 8
-    assert set(data[0]) == {"name", "slug", "url"}
+    assert set(data[0]) == {"name", "slug", "url", "definition", "match"}
     assert data[0]["url"] == reverse("glossary:term", args=[data[0]["slug"]])
     assert not [item for item in data if "tajna" in item["name"]]
     with django_assert_num_queries(0):
@@ -444,3 +449,35 @@ def test_admin_search_uses_the_engine_and_sees_drafts(admin_client, glossary):
         text = admin_client.get(url, {"q": query}).content.decode()
         expected = draft if query != "serwerów" else glossary["serwer"]
         assert reverse("admin:glossary_term_change", args=[expected.pk]) in text, query
+
+
+@pytest.mark.postgres
+def test_postgres_statement_text_is_fixed_and_cached_by_psycopg(glossary):
+    """Distinct one-sided queries run one and the same statement text (so PostgreSQL plans it
+    once per connection), short enough for psycopg's cache of converted statements: over
+    `psycopg._queries.MAX_CACHED_STATEMENT_LENGTH` it re-parses the text on every call."""
+    from psycopg import _queries
+
+    for query in ["agent", "czym jest sse", "serwera mcp", "agnet", "jak działa paginacja"]:
+        search.term_search(query=query)
+    shapes = dict(search.postgres._compiled)
+    for query in ["klient", "co to jest kursor", "serwerami", "agnte", "po co jest mcp"]:
+        search.term_search(query=query)
+    assert search.postgres._compiled == shapes  # one text per shape, whatever the query
+    sql, _params = search.postgres._statement(search.postgres.TERMS, 1)
+    assert len(sql) <= _queries.MAX_CACHED_STATEMENT_LENGTH
+    assert len(_params.order) <= _queries.MAX_CACHED_STATEMENT_PARAMS
+
+
+@pytest.mark.postgres
+def test_postgres_short_article_query_reads_the_title_index():
+    """One or two letters search article titles by a C-collation btree range (migration
+    0005), not a scan of the table."""
+    make_article("Agenci w praktyce", lead="O agentach.")
+    with CaptureQueriesContext(connection) as ctx:
+        search.article_search(query="ag")
+    with connection.cursor() as cursor:
+        cursor.execute("SET LOCAL enable_seqscan = off")
+        cursor.execute("EXPLAIN " + ctx.captured_queries[-1]["sql"])
+        plan = "\n".join(row[0] for row in cursor.fetchall())
+    assert "glossary_article_title_folded_c" in plan, plan

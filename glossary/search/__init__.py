@@ -1,0 +1,225 @@
+"""The one search engine behind every entry point: the reader search page and its suggestions,
+the MCP tools `search_term`/`search_articles`, `completion/complete`, the "did you mean"
+suggestions of `get_term` and the admin search box. Callers only see the names below.
+
+Design, in four parts:
+- `query`: a query is parsed once. Question frames and stop words go (in every inflected
+  form, without diacritics, with typos), a comparison is split into its two sides, and the
+  stems, typo keys and patterns of the remaining words are computed here and nowhere else.
+- `ranking`: the tiers, best first (exact name, exact synonym, name or synonym prefix, all
+  words in the names, all words in the names with typos, coverage), and the coverage score
+  (BM25-like: each word's best field weighted by its idf). Both engines take them from there;
+  the SQL `CASE` is generated from that list.
+- `postgres`: one statement per search whose text is fixed per shape (short, one side, two
+  sides), built once per connection; candidates from indexes only, capped, then ranked.
+- `sqlite`: the same ranking in Python over the rows a `LIKE` prefilter finds.
+Highlighted snippets are computed only when a caller reads `Hit.snippet` (the page does, the
+MCP tools do not). The derived columns they read are computed in Python by
+`refresh_derived()`, so save, bulk import and both databases see the same text.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from django.db import connection
+from django.db.models import BooleanField
+from django.db.models.expressions import RawSQL
+from django.utils import timezone
+from django.utils.safestring import SafeString
+
+from ..models import Article, Term
+from . import postgres, ranking, sqlite
+from .query import MAX_QUERY_LENGTH, MAX_QUERY_WORDS, Query, highlight, normalize_query
+
+__all__ = [
+    "MAX_QUERY_LENGTH",
+    "MAX_QUERY_WORDS",
+    "Hit",
+    "Query",
+    "SearchResults",
+    "article_search",
+    "complete_article_slugs",
+    "complete_term_slugs",
+    "highlight",
+    "matching_terms",
+    "normalize_query",
+    "search",
+    "suggest_terms",
+    "term_search",
+]
+
+MAX_LIMIT = 100
+
+
+@dataclass(frozen=True)
+class Hit:
+    kind: str  # "term" | "article"
+    id: int
+    slug: str
+    title: str
+    summary: str
+    score: float
+    match: str = ""  # which tier matched: "name", "synonym", "prefix", "words", "fuzzy", ...
+    query: Query | None = field(default=None, repr=False, compare=False)
+
+    @property
+    def snippet(self) -> SafeString:
+        """The summary escaped, with the words the query matched in <mark> (computed on
+        first use: the MCP tools never read it)."""
+        cached = self.__dict__.get("_snippet")
+        if cached is None:
+            cached = highlight(self.summary, self.query or Query(""))
+            object.__setattr__(self, "_snippet", cached)
+        return cached
+
+
+@dataclass
+class SearchResults:
+    query: str
+    terms: list[Hit] = field(default_factory=list)
+    articles: list[Hit] = field(default_factory=list)
+    suggestions: list[Hit] = field(default_factory=list)
+    exact: Hit | None = None
+    comparison: list[str] = field(default_factory=list)  # the compared sides' texts
+
+
+def _limit(limit) -> int:
+    try:
+        return max(1, min(int(limit), MAX_LIMIT))
+    except (TypeError, ValueError):
+        return 10
+
+
+def _postgres() -> bool:
+    return connection.vendor == "postgresql"
+
+
+def _label(rank: int, levels, q: Query, *, article: bool) -> str:
+    if rank == ranking.COVERAGE:
+        return ranking.coverage_label(levels or [], list(range(len(q.words))), article=article)
+    label = ranking.LABELS.get(rank, "")
+    if article:
+        return {"name": "title", "words": "title"}.get(label, label)
+    return label
+
+
+def _hits(kind: str, q: Query, rows, *, article: bool = False) -> list[Hit]:
+    return [
+        Hit(
+            kind,
+            pk,
+            slug,
+            title,
+            summary,
+            ranking.score(rank, score if rank == ranking.COVERAGE else close),
+            _label(rank, levels, q, article=article),
+            q,
+        )
+        for pk, slug, title, summary, rank, score, close, levels in rows
+    ]
+
+
+def term_search(*, query: str, limit: int = 10) -> list[Hit]:
+    """Published terms matching `query`, best first, with score and tier (1 query)."""
+    q = Query(query)
+    if not q:
+        return []
+    limit = _limit(limit)
+    if _postgres():
+        rows = postgres.rows(postgres.TERMS, q, limit, timezone.now())
+    else:
+        rows = sqlite.term_rows(q, limit)
+    return _hits("term", q, rows)
+
+
+def article_search(*, query: str, limit: int = 10) -> list[Hit]:
+    """Published articles matching `query`: title, then lead, then body (1 query)."""
+    q = Query(query)
+    if not q:
+        return []
+    limit = _limit(limit)
+    if _postgres():
+        rows = postgres.rows(postgres.ARTICLES, q, limit, timezone.now())
+    else:
+        rows = sqlite.article_rows(q, limit)
+    return _hits("article", q, rows, article=True)
+
+
+def matching_terms(*, queryset, query: str):
+    """`queryset` (any terms, drafts included: the admin's search box) narrowed to the terms
+    the engine matches for `query`, without caps or ranking; the caller orders the list."""
+    q = Query(query)
+    if not q:
+        return queryset.none()
+    if _postgres():
+        sql, params = postgres.match_condition(q)
+        return queryset.filter(RawSQL(sql, params, BooleanField()))  # noqa: S611 - our SQL
+    ids = [row[0] for row in sqlite.term_rows(q, sqlite.ADMIN_LIMIT, base=queryset.order_by())]
+    return queryset.filter(id__in=ids)
+
+
+# --- Suggestions and completion -----------------------------------------------------------
+
+
+def suggest_terms(*, text: str, limit: int = 3) -> list[Hit]:
+    """Published terms whose name or a synonym is closest to `text` (a query or a mistyped
+    slug), for "did you mean" (1 query; trigram index on PostgreSQL)."""
+    q = Query((text or "").replace("-", " ") if isinstance(text, str) else "")
+    if not q:
+        return []
+    limit = _limit(limit)
+    if _postgres():
+        rows = postgres.similar_names(q, limit, timezone.now())
+    else:
+        rows = sqlite.similar_names(q, limit)
+    return [
+        Hit("term", pk, slug, name, short, round(min(c, 0.99), 4), "fuzzy", q)
+        for pk, slug, name, short, c in rows
+    ]
+
+
+# A typed value this long that starts no slug is searched for instead ("agentow" -> agent).
+COMPLETE_SEARCH_MIN = 3
+
+
+def complete_term_slugs(*, prefix: str, limit: int = 100) -> list[str]:
+    """Published term slugs starting with `prefix` (folded), for argument completion; when
+    none does, the slugs of the terms the engine finds for it, best first (1–2 queries)."""
+    return _complete(Term, term_search, prefix, limit)
+
+
+def complete_article_slugs(*, prefix: str, limit: int = 100) -> list[str]:
+    """Published article slugs starting with `prefix` (folded), for argument completion;
+    when none does, the slugs of the articles the engine finds for it (1–2 queries)."""
+    return _complete(Article, article_search, prefix, limit)
+
+
+def _complete(model, engine, prefix, limit) -> list[str]:
+    p = normalize_query(prefix).replace(" ", "-")
+    qs = model.objects.published().order_by("slug").values_list("slug", flat=True)
+    if p:
+        qs = qs.filter(slug__startswith=p)
+    slugs = list(qs[: _limit(limit)])
+    if not slugs and len(p) >= COMPLETE_SEARCH_MIN:
+        slugs = [hit.slug for hit in engine(query=p.replace("-", " "), limit=limit)]
+    return slugs
+
+
+def search(*, query: str, limit: int = 20) -> SearchResults:
+    """Everything the search page shows for `query` (2 queries; 3 when nothing matched).
+    `exact` is the term named exactly so (or, for a comparison, nothing: both sides lead the
+    list instead)."""
+    results = SearchResults(query=query)
+    q = Query(query)
+    if not q:
+        return results
+    results.terms = term_search(query=query, limit=limit)
+    results.articles = article_search(query=query, limit=limit)
+    if q.comparison:
+        results.comparison = [" ".join(s.words) for s in q.segments]
+    elif results.terms and results.terms[0].match in ("name", "synonym"):
+        results.exact = results.terms[0]
+    if not results.terms and not results.articles:
+        results.suggestions = suggest_terms(text=query)
+    return results

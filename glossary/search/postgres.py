@@ -1,0 +1,532 @@
+"""The PostgreSQL engine: one statement per search, its text fixed per shape and built once.
+
+Shapes: short queries (one or two letters: name prefixes only), one-sided and two-sided
+(comparison) queries, for terms and for articles. Every value derived from the query travels
+as a parameter (arrays and tsquery texts), so a shape's SQL never changes: the Python side
+only fills a list, and with server-side binding PostgreSQL plans it once per connection.
+
+Candidates come from indexes only (migration 0003), each arm capped (limit + 10 unless said):
+- names: btree equality, GIN array overlap (exact name or synonym), a C-collation btree range
+  (name prefix), GIN over name and synonym stems (all words of a side in the names, the last
+  one as a prefix), and per word an exact name ("sse websocket" lists both terms);
+- text: GIN over all stems (every word of a side), only while the names found fewer than the
+  limit; then, for a side no entry matches whole, partial matches per word (words in fewer
+  than COMMON_WORD entries by the planner's statistics, and the side's rarest word), 8
+  entries each from names, short definitions and any text;
+- typos: GIN over one-deletion keys of the longest word while the names fall short, and
+  trigram word similarity as a fallback when nothing else matched (50 each).
+Then each candidate gets, per query word, the best field it occurs in (`lv`), the words' idf
+from the planner's statistics and the candidates, and a tier from `ranking.TIERS`; the
+coverage score is computed only for candidates in no name tier.
+"""
+
+# SQL is composed here from this module's constant fragments and column names only; every value
+# derived from a query travels as a parameter (`_Params`).
+# ruff: noqa: S608
+from __future__ import annotations
+
+import re
+import time
+from datetime import UTC, datetime
+
+from django.db import connection
+
+from ..models import Article, Term
+from ..polish import fold
+from . import ranking
+from .query import Query, _like_escape
+
+NAME_CANDIDATES = 50  # typo and trigram arms; name and text arms take limit + 10
+WORD_CANDIDATES = 8
+COMMON_WORD = 5000  # entries above which a word gathers no partial matches of its own
+STATISTICS_MAX_AGE = 600  # seconds a process keeps the planner statistics it read
+TRIGRAM_MAX_CHARS = 16  # ~18 trigrams: a few ms at 100k terms
+
+
+class _Params:
+    """Positional parameters named while the SQL is written, filled per call by name.
+
+    `p("name")` leaves a marker in the text; `finish()` turns the markers into `%s` in text
+    order, so the order of the values can never drift from the order of the placeholders."""
+
+    _MARK = re.compile("\x00([a-z_0-9]+)\x00")
+
+    def __init__(self) -> None:
+        self.order: list[str] = []
+
+    def __call__(self, name: str, cast: str = "") -> str:
+        return f"\x00{name}\x00{cast}"
+
+    def finish(self, sql: str) -> str:
+        # Whitespace collapsed: psycopg caches its conversion of statements up to 4 KB only.
+        sql = " ".join(sql.split())
+        self.order = self._MARK.findall(sql)
+        return self._MARK.sub("%s", sql)
+
+    def fill(self, values: dict) -> list:
+        """The values in placeholder order, lists as array literals (see `_array`)."""
+        ready = {n: _array(v) if isinstance(v, list) else v for n, v in values.items()}
+        return [ready[n] for n in self.order]
+
+
+class Table:
+    """Where a searchable model keeps its search columns (None: the model has no such one)."""
+
+    def __init__(self, model, *, name, exact_any, synonyms, names_vector, typos, output, sort):
+        self.model, self.name, self.exact_any, self.synonyms = model, name, exact_any, synonyms
+        self.names_vector, self.typos, self.output, self.sort = names_vector, typos, output, sort
+        self.table = model._meta.db_table
+        self.article = model is Article
+
+    def order(self, alias: str) -> str:
+        """Tie-breaking order after tier, score and closeness."""
+        return ", ".join(f"{alias}.{col}" for col in self.sort)
+
+
+TERMS = Table(
+    Term,
+    name="name_folded",
+    exact_any="names_array",
+    synonyms="search_names",
+    names_vector="names_vector",
+    typos="typo_array",
+    output=("slug", "name", "short_definition"),
+    sort=("sort_key", "id"),
+)
+ARTICLES = Table(
+    Article,
+    name="title_folded",
+    exact_any=None,
+    synonyms=None,
+    names_vector="search_vector",  # the title is its weight A: name tsqueries carry ":A"
+    typos=None,
+    output=("slug", "title", "lead"),
+    sort=("published_at DESC", "id DESC"),
+)
+
+CLOCK = datetime(2000, 1, 2, 3, 4, 5, 678901, tzinfo=UTC)  # stands for `now` while compiling
+_compiled: dict = {}
+
+
+def _visibility(table: Table, p: _Params, alias: str = "") -> str:
+    """`published()` compiled by the ORM once, its clock and values as named parameters:
+    the one visibility rule, not a copy of it."""
+    qs = table.model.objects.published(now=CLOCK)
+    sql, params = qs.query.get_compiler(connection=connection).compile(qs.query.where)
+    pieces = sql.split("%s")
+    out = [pieces[0]]
+    for n, (value, piece) in enumerate(zip(params, pieces[1:], strict=True)):
+        out.append(p("now") if value == CLOCK else p(f"visible{n}"))
+        out.append(piece)
+    if alias:
+        out = [piece.replace(f'"{table.table}".', f"{alias}.") for piece in out]
+    _visibility_values[table.table] = {f"visible{n}": v for n, v in enumerate(params) if v != CLOCK}
+    return "".join(out)
+
+
+_visibility_values: dict[str, dict] = {}
+
+
+def _build(table: Table, sides: int) -> tuple[str, _Params]:
+    p = _Params()
+    t, nv = table.table, table.names_vector
+    ctes = [
+        # Per query word: tsqueries for names, definition and body, side, typo keys, frequency.
+        f"""w AS MATERIALIZED (
+        SELECT u.i::int AS i, u.nq, u.dq, u.bq, u.side,
+               string_to_array(NULLIF(u.keys, ''), ' ') AS keys,
+               u.freq, u.try
+        FROM unnest({p("w_n", "::tsquery[]")}, {p("w_d", "::tsquery[]")}, {p("w_b", "::tsquery[]")},
+                    {p("w_side", "::int[]")}, {p("w_keys", "::text[]")}, {p("w_freq", "::float[]")},
+                    {p("w_try", "::bool[]")})
+             WITH ORDINALITY AS u(nq, dq, bq, side, keys, freq, try, i))""",
+    ]
+    names = [f"n{s}" for s in range(sides)]
+    for s in range(sides):
+        arms = [f"(SELECT id FROM {t} WHERE {table.name} = ANY({p(f'exact{s}', '::text[]')}))"]
+        if table.exact_any:
+            arms.append(
+                f"(SELECT id FROM {t} WHERE {table.exact_any} && {p(f'exact{s}', '::text[]')})"
+            )
+        arms.append(
+            f'(SELECT id FROM {t} WHERE ({table.name} COLLATE "C") >= {p(f"lo{s}")} '
+            f'AND ({table.name} COLLATE "C") < {p(f"hi{s}")} '
+            f'ORDER BY ({table.name} COLLATE "C") LIMIT {p("cap")})'
+        )
+        arms.append(
+            f"(SELECT id FROM {t} WHERE {nv} @@ {p(f'names{s}', '::tsquery')} "
+            f"LIMIT {NAME_CANDIDATES})"
+        )
+        ctes.append(f"n{s} AS MATERIALIZED ({' UNION '.join(arms)})")
+    found_names = " + ".join(f"(SELECT count(*) FROM {n})" for n in names)
+    later = []
+    for s in range(sides):
+        ctes.append(
+            f"t{s} AS MATERIALIZED (SELECT id FROM {t} WHERE ({found_names}) < {p('limit')} "
+            f"AND search_vector @@ {p(f'text{s}', '::tsquery')} "
+            f"LIMIT {p('cap')})"
+        )
+        later.append(f"t{s}")
+    # Entries named exactly like one of the words ("sse websocket" lists SSE and WebSocket).
+    one_word = f"(SELECT id FROM {t} WHERE {table.name} = ANY({p('words', '::text[]')}))"
+    if table.exact_any:
+        one_word += (
+            f" UNION (SELECT id FROM {t} WHERE {table.exact_any} && {p('words', '::text[]')})"
+        )
+    ctes.append(f"ew AS ({one_word})")
+    later.append("ew")
+    # A side no entry matches whole (all its words in the names or in the text)...
+    unmatched = (
+        "(CASE w.side "
+        + " ".join(
+            f"WHEN {s} THEN NOT EXISTS (SELECT 1 FROM n{s}) AND NOT EXISTS (SELECT 1 FROM t{s})"
+            for s in range(sides)
+        )
+        + " END)"
+    )
+    # ...gets partial matches: entries with some of its words, rarer words only (a word in most
+    # entries costs a large index read and adds nothing: the planner's statistics say which,
+    # read only when this arm runs); per word its names, then its short definitions, then any
+    # text, so that the cap keeps the best-placed matches.
+    ctes.append(
+        f"""pw AS MATERIALIZED (
+        SELECT x.id FROM w, LATERAL (
+            (SELECT id FROM {t} WHERE {nv} @@ w.nq LIMIT {WORD_CANDIDATES})
+            UNION ALL (SELECT id FROM {t} WHERE search_vector @@ w.dq LIMIT {WORD_CANDIDATES})
+            UNION ALL (SELECT id FROM {t} WHERE search_vector @@ w.bq LIMIT {WORD_CANDIDATES})
+        ) x
+        WHERE {unmatched} AND w.try)"""
+    )
+    later.append("pw")
+    none_named = " AND ".join(f"NOT EXISTS (SELECT 1 FROM {n})" for n in names)
+    if table.typos:
+        ctes.append(
+            f"ty AS MATERIALIZED (SELECT id FROM {t} WHERE ({found_names}) < {p('limit')} "
+            f"AND {table.typos} && {p('typo', '::text[]')} LIMIT {p('cap')})"
+        )
+        later.append("ty")
+        none_named += " AND NOT EXISTS (SELECT 1 FROM ty)"
+    # Two-edit typos by trigram word similarity: a fallback, never scanned when names matched.
+    ctes.append(
+        f"tg AS (SELECT id FROM {t} WHERE {p('use_trgm')} AND {none_named} "
+        f"AND {p('trgm')} <%% {table.synonyms or table.name} LIMIT {NAME_CANDIDATES})"
+    )
+    union = " UNION ALL ".join(
+        [f"SELECT id, false AS fz FROM {a}" for a in names + later] + ["SELECT id, true FROM tg"]
+    )
+    ctes.append(f"c AS (SELECT id, bool_or(fz) AS fz FROM ({union}) a GROUP BY id)")
+    # First the name tiers of each candidate (cheap tests on its names); then, only for a
+    # candidate in none of them, per query word one integer: the best field the word occurs
+    # in (ranking levels), from which the coverage score and the words' idf follow.
+    typo_word = f"COALESCE(g.{table.typos} && w.keys, false)" if table.typos else "false"
+    out_cols = ", ".join(f"g.{col}" for col in table.output)
+    sort_cols = ", ".join(f"g.{col.split()[0]}" for col in table.sort if col.split()[0] != "id")
+    pres = []
+    for s in range(sides):
+        name_tier = ranking.tier_case(
+            exact=f"g.{table.name} = ANY({p(f'exact{s}', '::text[]')})",
+            synonym=f"g.{table.exact_any} && {p(f'exact{s}', '::text[]')}"
+            if table.exact_any
+            else "false",
+            prefix=f"(g.{table.name} LIKE {p(f'like{s}')}"
+            + (f" OR g.{table.synonyms} LIKE {p(f'synlike{s}')})" if table.synonyms else ")"),
+            names=f"g.{nv} @@ {p(f'names{s}', '::tsquery')}",
+            fuzzy=f"(c.fz OR NOT EXISTS (SELECT 1 FROM w WHERE w.side = {s} AND NOT "
+            f"(g.{nv} @@ w.nq OR {typo_word})))",
+            score="0",  # the coverage tier comes after, from the lazily computed score
+        )
+        pres.append(
+            f"{name_tier} AS pre{s}, similarity(g.{table.name}, {p(f'key{s}')}) AS close{s}"
+        )
+    unnamed = " AND ".join(f"x.pre{s} = 0" for s in range(sides))
+    ctes.append(
+        f"""f AS MATERIALIZED (
+        SELECT x.*, CASE WHEN {unnamed} THEN ARRAY(
+                   SELECT CASE WHEN x.nv @@ w.nq THEN {ranking.NAMES}
+                               WHEN x.sv @@ w.dq THEN {ranking.DEFINITION}
+                               WHEN x.sv @@ w.bq THEN {ranking.BODY}
+                               ELSE {ranking.ABSENT} END FROM w) END AS lv
+        FROM (SELECT g.id, {out_cols}, {sort_cols}, g.{nv} AS nv, g.search_vector AS sv,
+                     {", ".join(pres)}
+              FROM c JOIN {t} g ON g.id = c.id
+              WHERE {_visibility(table, p, alias="g")}) x)"""
+    )
+    level = "f.lv[w.i]"
+    idf = ranking.IDF_SQL.format(n="d.nn", df="d.df")
+    ctes.append(
+        f"""idf AS (
+        SELECT array_agg({idf} ORDER BY d.i) AS v FROM (
+            SELECT w.i,
+                   GREATEST(w.freq * {p("rows")},
+                            (SELECT count(*) FROM f WHERE {level} > 0)) AS df,
+                   GREATEST({p("rows")}, (SELECT count(*) FROM f)) AS nn
+            FROM w) d)"""
+    )
+    weight = ranking.level_weight_sql(level)
+    laterals, cols = [], []
+    for s in range(sides):
+        score = (
+            f"(SELECT COALESCE(sum(idf.v[w.i] * {weight}) / NULLIF(sum(idf.v[w.i]), 0), 0) "
+            f"FROM w WHERE w.side = {s})"
+        )
+        laterals.append(
+            f"CROSS JOIN LATERAL (SELECT CASE WHEN f.lv IS NULL THEN 0 ELSE {score} END AS v) sc{s}"
+        )
+        coverage = ranking.coverage_case(f"sc{s}.v")
+        cols.append(f"sc{s}.v AS score{s}, GREATEST(f.pre{s}, {coverage}) AS tier{s}")
+    ctes.append(
+        f"r AS (SELECT f.id, {', '.join(f'f.{c}' for c in table.output)}, "
+        f"{', '.join(f'f.{c.split()[0]}' for c in table.sort if c.split()[0] != 'id')}, "
+        f"{', '.join(f'f.close{s}' for s in range(sides))}, f.lv, {', '.join(cols)} "
+        f"FROM f CROSS JOIN idf {' '.join(laterals)})"
+    )
+    out = ", ".join(f"r.{col}" for col in table.output)
+    if sides == 1:
+        sql = (
+            f"WITH {', '.join(ctes)} (SELECT r.id, {out}, r.tier0, r.score0, r.close0, r.lv "
+            f"FROM r WHERE r.tier0 > 0 "
+            f"ORDER BY r.tier0 DESC, r.score0 DESC, r.close0 DESC, {table.order('r')} "
+            f"LIMIT {p('limit')}) UNION ALL ({_Statistics.sql(table, p)})"
+        )
+        return sql, p
+    # A comparison: the best entry of each side first, then everything by its better side.
+    ranks = ", ".join(
+        f"row_number() OVER (ORDER BY r.tier{s} DESC, r.score{s} DESC, r.close{s} DESC, "
+        f"{table.order('r')}) AS rank{s}"
+        for s in range(sides)
+    )
+    first = " OR ".join(f"(k.rank{s} = 1 AND k.tier{s} > 0)" for s in range(sides))
+    best = lambda col: f"GREATEST({', '.join(f'k.{col}{s}' for s in range(sides))})"  # noqa: E731
+    ctes.append(f"k AS (SELECT r.*, {ranks} FROM r)")
+    sql = (
+        f"WITH {', '.join(ctes)} (SELECT k.id, {out.replace('r.', 'k.')}, {best('tier')}, "
+        f"{best('score')}, {best('close')}, k.lv FROM k WHERE {best('tier')} > 0 "
+        f"ORDER BY ({first}) DESC, {best('tier')} DESC, {best('score')} DESC, "
+        f"{best('close')} DESC, {table.order('k')} LIMIT {p('limit')}) "
+        f"UNION ALL ({_Statistics.sql(table, p)})"
+    )
+    return sql, p
+
+
+def _build_short(table: Table) -> tuple[str, _Params]:
+    """One or two letters: names starting so, read in order from the C-collation btree, and
+    names or synonyms equal to them."""
+    p = _Params()
+    t = table.table
+    cols = ", ".join(f"{t}.{c}" for c in table.output)
+    exact_any = (
+        f"UNION (SELECT id FROM {t} WHERE {table.exact_any} && {p('exact0', '::text[]')})"
+        if table.exact_any
+        else ""
+    )
+    tier = ranking.tier_case(
+        exact=f"{t}.{table.name} = ANY({p('exact0', '::text[]')})",
+        synonym=f"{t}.{table.exact_any} && {p('exact0', '::text[]')}"
+        if table.exact_any
+        else "false",
+        prefix=f"{t}.{table.name} LIKE {p('like0')}",
+        names="false",
+        fuzzy="false",
+        score="0",
+    )
+    sql = (
+        f'WITH c AS ((SELECT id FROM {t} WHERE ({table.name} COLLATE "C") >= {p("lo0")} '
+        f'AND ({table.name} COLLATE "C") < {p("hi0")} ORDER BY ({table.name} COLLATE "C") '
+        f"LIMIT {NAME_CANDIDATES}) {exact_any}) "
+        f"SELECT {t}.id, {cols}, {tier} AS tier, 0::float AS score, 0::float AS close, "
+        f"NULL::int[] AS lv FROM c JOIN {t} ON {t}.id = c.id WHERE {_visibility(table, p)} "
+        f'ORDER BY tier DESC, ({t}.{table.name} COLLATE "C"), {t}.id LIMIT {p("limit")}'
+    )
+    return sql, p
+
+
+def _statement(table: Table, shape) -> tuple[str, _Params]:
+    """The statement of a shape, built on first use (the text depends only on the shape)."""
+    key = (table.table, shape)
+    if key not in _compiled:
+        builders = {"short": _build_short, "similar": _build_similar}
+        builder = builders.get(shape)
+        sql, p = builder(table) if builder else _build(table, shape)
+        _compiled[key] = (p.finish(sql), p)
+    return _compiled[key]
+
+
+class _Statistics:
+    """Per process and table: the lexeme frequencies and row count PostgreSQL's ANALYZE
+    keeps (`pg_stats.most_common_elems` of `search_vector`, `pg_class.reltuples`), for the
+    idf of a query's words and for skipping the partial-match arms of words found in most
+    entries. Reading `pg_stats` costs ~0.3 ms, so it is read once per STATISTICS_MAX_AGE."""
+
+    def __init__(self) -> None:
+        self.tables: dict[str, tuple[float, dict, float]] = {}
+
+    def get(self, table: Table) -> tuple[dict, float]:
+        _when, frequencies, rows = self.tables.get(table.table, (0.0, {}, 0.0))
+        return frequencies, rows
+
+    def stale(self, table: Table) -> bool:
+        when = self.tables.get(table.table, (None,))[0]
+        return when is None or time.monotonic() - when > STATISTICS_MAX_AGE
+
+    @staticmethod
+    def sql(table: Table, p: _Params) -> str:
+        """A row appended to the search's own result when asked (`stats`): the lexemes and
+        their frequencies space-separated in the text columns, the row count after them."""
+        t = table.table
+        return (
+            "SELECT NULL::bigint, array_to_string(s.most_common_elems::text::text[], ' '), "
+            "array_to_string(s.most_common_elem_freqs, ' '), c.reltuples::text, 0, 0::float, "
+            "0::float, NULL::int[] FROM pg_class c LEFT JOIN pg_stats s ON s.schemaname = "
+            f"current_schema() AND s.tablename = '{t}' AND s.attname = 'search_vector' "
+            f"WHERE {p('stats')} AND c.oid = '{t}'::regclass"
+        )
+
+    def put(self, table: Table, row) -> None:
+        _id, elems, freqs, rows = (row or (None, "", "", "0"))[:4]
+        lexemes, shares = (elems or "").split(), (freqs or "").split()
+        frequencies = {w: float(f) for w, f in zip(lexemes, shares, strict=False)}
+        self.tables[table.table] = (time.monotonic(), frequencies, max(float(rows or 0), 0.0))
+
+
+STATISTICS = _Statistics()
+
+
+def _upper(prefix: str) -> str:
+    """The smallest text above every text starting with `prefix` (C collation)."""
+    return prefix[:-1] + chr(ord(prefix[-1]) + 1) if prefix else "\U0010ffff"
+
+
+def _array(items) -> str:
+    """A PostgreSQL array literal: psycopg's list dumper costs ~40 µs per array in Python,
+    and the statement takes a dozen of them."""
+    items = [str(v) for v in items]
+    if not items:
+        return "{}"
+    plain = "".join(items)
+    if '"' in plain or "\\" in plain:
+        items = [v.replace("\\", "\\\\").replace('"', '\\"') for v in items]
+    return '{"' + '","'.join(items) + '"}'
+
+
+def _partial_words(freqs: list[float], sides: list[int], rows: float) -> list[bool]:
+    """Which words gather partial matches of their own: those in fewer than COMMON_WORD
+    entries (a word in most entries costs a large index read and says little), and on each
+    side at least its rarest word."""
+    chosen = [f * rows < COMMON_WORD for f in freqs]
+    for side in set(sides):
+        words_ = [i for i, s in enumerate(sides) if s == side]
+        if words_ and not any(chosen[i] for i in words_):
+            chosen[min(words_, key=lambda i: freqs[i])] = True
+    return chosen
+
+
+def _values(table: Table, q: Query, limit: int, now) -> dict:
+    name_weight = "A" if table.article else ""
+    values = {"limit": limit, "now": now, **_visibility_values.get(table.table, {})}
+    sides = q.segments if q.comparison else [None]
+    for s, segment in enumerate(sides):
+        key = q.key if segment is None else segment.key
+        indexes = [i for i in range(len(q.words)) if segment is None or q.word_segment(i) == s]
+        values.update(
+            {
+                f"exact{s}": q.exact_texts if segment is None else [segment.key],
+                f"lo{s}": key,
+                f"hi{s}": _upper(key),
+                f"like{s}": _like_escape(key) + "%",
+                f"synlike{s}": "%| " + _like_escape(key) + "%",
+                f"names{s}": " & ".join(
+                    q.word_tsquery(i, name_weight, prefix=True) for i in indexes
+                ),
+                # Articles (a small table): any text matches word prefixes, as titles do.
+                f"text{s}": " & ".join(q.word_tsquery(i, prefix=table.article) for i in indexes),
+                f"key{s}": key,
+            }
+        )
+    n = len(q.words)
+    values["w_n"] = [q.word_tsquery(i, name_weight, prefix=True) for i in range(n)]
+    values["w_d"] = [
+        q.word_tsquery(i, "AB", prefix=True) if table.article else q.word_tsquery(i, "B")
+        for i in range(n)
+    ]
+    values["w_b"] = [q.word_tsquery(i) for i in range(n)]
+    values["w_side"] = [q.word_segment(i) if q.comparison else 0 for i in range(n)]
+    values["w_keys"] = [" ".join(keys) for keys in q.typo_keys]
+    frequencies, values["rows"] = STATISTICS.get(table)
+    values["w_freq"] = [frequencies.get(alternatives[0], 0.0) for alternatives in q.alternatives]
+    values["w_try"] = _partial_words(values["w_freq"], values["w_side"], values["rows"])
+    values["cap"] = max(limit, 10) + 10
+    values["stats"] = STATISTICS.stale(table)
+    values["words"] = [fold(w) for w in q.words] if len(q.words) > 1 else []
+    values["typo"] = max(q.typo_keys, key=len, default=[])
+    values["use_trgm"] = q.fuzzy and len(q.key) <= TRIGRAM_MAX_CHARS
+    values["trgm"] = q.key
+    return values
+
+
+def rows(table: Table, q: Query, limit: int, now) -> list[tuple]:
+    """(id, slug, title, summary, tier, score, closeness, levels) best first."""
+    shape = "short" if q.short else (2 if q.comparison else 1)
+    sql, p = _statement(table, shape)
+    values = _values(table, q, limit, now)
+    if shape == "short":
+        text = q.short_text
+        values["exact0"], values["like0"] = [text], _like_escape(text) + "%"
+        values["lo0"], values["hi0"] = text, _upper(text)
+    with connection.cursor() as cursor:
+        cursor.execute(sql, p.fill(values))
+        found = cursor.fetchall()
+    if values["stats"] and "stats" in p.order:
+        STATISTICS.put(table, next((r for r in found if r[0] is None), None))
+    return [r for r in found if r[0] is not None]
+
+
+def match_condition(q: Query) -> tuple[str, list]:
+    """A boolean SQL condition on `glossary_term` true for the terms the engine matches
+    (the admin's search box over drafts too: no caps, no ranking)."""
+    values = _values(TERMS, q, 0, None)
+    sides = range(len(q.segments) if q.comparison else 1)
+    parts, params = [], []
+    for s in sides:
+        parts += [
+            "name_folded = ANY(%s::text[])",
+            "names_array && %s::text[]",
+            "name_folded LIKE %s",
+            "names_vector @@ to_tsquery('simple', %s)",
+            "search_vector @@ to_tsquery('simple', %s)",
+        ]
+        params += [values[f"exact{s}"], values[f"exact{s}"], values[f"like{s}"]]
+        params += [values[f"names{s}"], values[f"text{s}"]]
+    if values["typo"]:
+        parts.append("typo_array && %s::text[]")
+        params.append(values["typo"])
+    if values["use_trgm"]:
+        parts.append("%s <%% search_names")
+        params.append(values["trgm"])
+    return "(" + " OR ".join(parts) + ")", params
+
+
+def similar_names(q: Query, limit: int, now) -> list[tuple]:
+    """Terms whose name or a synonym is closest to the text, for "did you mean"."""
+    sql, p = _statement(TERMS, "similar")
+    values = {
+        "key": q.key,
+        "keys": [k for keys in q.typo_keys for k in keys],
+        "limit": limit,
+        "now": now,
+        **_visibility_values.get(TERMS.table, {}),
+    }
+    with connection.cursor() as cursor:
+        cursor.execute(sql, p.fill(values))
+        return cursor.fetchall()
+
+
+def _build_similar(table: Table) -> tuple[str, _Params]:
+    p = _Params()
+    t = table.table
+    sql = (
+        f"SELECT id, slug, name, short_definition, GREATEST(similarity(name_folded, {p('key')}), "
+        f"word_similarity({p('key')}, search_names)) AS closeness FROM {t} "
+        f"WHERE ({p('key')} <%% search_names OR typo_array && {p('keys', '::text[]')}) "
+        f"AND {_visibility(table, p)} ORDER BY closeness DESC, sort_key, id LIMIT {p('limit')}"
+    )
+    return sql, p

@@ -1,0 +1,281 @@
+"""Parsing a query once: folding, question frames, stop words, comparisons, stems, typo keys;
+and highlighting the words the engine really matched.
+
+A reader or an agent types questions ("czym jest mcp", "jak działa paginacja", "what is SSE",
+"różnica między sse a websocket"). The words that frame a question carry no subject: they are
+dropped (in every inflected form, typed without diacritics, with a typo in the longer ones)
+so that the rest of the engine sees only the subject's words. A query made only of such words
+is kept whole ("co to jest" may be someone's search for that phrase). A comparison ("X vs Y",
+"X czy Y", "X a Y", "różnica między X i Y", "difference between X and Y") is split into its
+two sides, each ranked on its own, so that both named terms come first.
+
+Everything derived from the text (stems, deletion keys, LIKE patterns) is computed here, once
+per query; the database engines only read it.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import cached_property, lru_cache
+
+from django.utils.html import escape
+from django.utils.safestring import SafeString, mark_safe
+from rapidfuzz.distance import OSA
+
+from ..polish import fold
+from ..stemming import TYPO_MIN_LENGTH, deletion_keys, query_stems, stem, words
+
+MAX_QUERY_LENGTH = 200
+MAX_QUERY_WORDS = 8
+SHORT_QUERY = 2  # queries this short match name prefixes only
+PREFIX_STEM_MIN = 4  # stems this long also match longer name stems ("agent" ~ "agentowy")
+TYPED_PREFIX_MIN = 2  # ...and the last of several words from two letters on ("json sch")
+
+
+def normalize_query(query: str) -> str:
+    """Folded, whitespace-collapsed, bounded query text ("  SŁOWNIK " -> "slownik")."""
+    return fold(query if isinstance(query, str) else "")[:MAX_QUERY_LENGTH]
+
+
+def _forms(*groups: str) -> frozenset[str]:
+    return frozenset(fold(w) for group in groups for w in group.split())
+
+
+# Words that frame a question or carry no subject, folded, every inflected form written out
+# (Polish declines pronouns and conjugates verbs: "czym", "czego", "czemu" are one "co").
+POLISH_STOP_WORDS = _forms(
+    # interrogatives and relatives
+    "co czego czemu czym kto kogo komu kim jak jaki jaka jakie jakiego jakiej jakiemu jakim "
+    "jakimi jakich jaką który która które którego której któremu którym którymi których "
+    "którą dlaczego czemuż po co gdzie kiedy ile ilu skąd dokąd dokad czy czyli",
+    # pronouns and determiners
+    "to ten ta te tego tej temu tym tymi tych tę tą tamten on ona ono oni one go jego jej ich "
+    "mu im nim nią niej nich się sie siebie sobie sobą mnie mi ja ty my wy nas was nam wam "
+    "mój moja moje twój twoja swój swoja swoje swojego swoim każdy każda każde wszystko "
+    "wszystkie jakiś jakaś jakieś coś cos ktoś",
+    # prepositions and conjunctions
+    "w we na z ze o od do dla przez pod nad przy po za przed między miedzy pomiędzy u bez "
+    "wśród a i oraz lub albo ani ale lecz że iż aby żeby by bo więc jednak też także również "
+    "jako niż niz kontra versus vs",
+    # "to be", "to have", modal and auxiliary forms
+    "jest są jestem jesteś być był była było były byli będzie będą bedzie mieć ma mają mam "
+    "można mozna trzeba należy nalezy warto musi muszę chcę chce chcemy",
+    # what the question asks for
+    "oznacza oznaczają znaczy znaczą znaczenie znaczenia działa działają działanie działania "
+    "działać służy służą służyć używa używać użyć używamy stosować stosuje zastosować stosowanie "
+    "zastosowanie zastosowania robi robić zrobić zrobi wygląda wyglądają skonfigurować "
+    "konfigurować konfiguracja konfiguracji ustawić wdrożyć zaimplementować implementacja "
+    "implementować uruchomić włączyć napisać stworzyć utworzyć dodać działał",
+    "definicja definicji definicję opis opisu wyjaśnienie wyjaśnij wytłumacz przykład "
+    "przykłady przykładem przykładu przykładów czym właściwie właściwie dokładnie chodzi "
+    "różnica różnice różnicy różnic różni różnią różnią różnicach porównanie porównania "
+    "porównaj porównać lepszy lepsza lepsze wybrać wybór cel celu sens sensu "
+    "pojęcie pojęcia termin terminu hasło znaczeniu rozumieć rozumie oznacza",
+    # asking, telling, "so-called"
+    "proszę prosze powiedz opowiedz wyjaśnić wytłumaczyć podaj napisz pokaż chciałbym "
+    "chciałabym wiedzieć dowiedzieć słowo słowa słowem wyraz wyrazu tzw tak zwany zwana zwane "
+    "takiego takie taki tak za ok rola rolę roli pełni pełnią zalety wady zaleta wada plusy "
+    "minusy cechy rodzaje typy",
+    # conditions, negation, particles, abbreviations
+    "gdy gdyby jeśli jeżeli kiedyś nie już jeszcze tylko bardzo np itp itd tj m.in",
+)
+ENGLISH_STOP_WORDS = _forms(
+    "what whats what's is are was were be been being do does did how why when where which who "
+    "whom a an the of in on at to for from with by about into and or vs versus than "
+    "mean means meaning meant work works working use used using explain explained "
+    "explanation definition define difference differences between compare comparison "
+    "versus vs better example examples purpose it its this that these those there "
+    "can could should would will i we you my our your me tell show give define "
+    "s t d ll re ve m",  # "what's", "don't", "I'd", "we'll", "they're", "I've", "I'm"
+)
+STOP_WORDS = POLISH_STOP_WORDS | ENGLISH_STOP_WORDS
+# Stop words long enough for a typo in them to be told from another word (one edit or swap):
+# Polish ones of five letters or more, English ones of seven ("about" is one edit from
+# "abort"), and a swap of two letters in the commonest short Polish frames ("jset", "cyzm").
+_TYPO_STOP = tuple(
+    sorted(
+        {w for w in POLISH_STOP_WORDS if len(w) >= TYPO_MIN_LENGTH}
+        | {w for w in ENGLISH_STOP_WORDS if len(w) >= 7}
+    )
+)
+_SWAP_STOP = ("czym", "jaka", "jaki", "jest", "jako")
+
+# A comparison's two sides are split at these words ("sse vs websocket", "sse czy websocket",
+# "sse a websocket"); at the weak ones only when the query says it compares
+# ("różnica między sse i websocket", "difference between sse and websocket").
+STRONG_SEPARATORS = _forms("vs versus kontra czy a or albo lub")
+WEAK_SEPARATORS = _forms("i oraz and od z ze with niż niz")
+COMPARISON_CUES = _forms(
+    "różnica różnice różnicy różnic różni różnią różnicą porównanie porównania porównaj "
+    "porównać porównując porównaniu lepszy lepsza lepsze wybrać difference differences "
+    "compare compared comparison versus vs kontra"
+)
+
+
+_TYPO_STOP_KEYS = frozenset(k for w in _TYPO_STOP for k in deletion_keys(w))
+
+
+@lru_cache(maxsize=65_536)
+def is_stop_word(folded: str) -> bool:
+    """`folded` frames a question: any inflected form, without diacritics, or one typo away
+    (see `_TYPO_STOP`: sharing a one-deletion key is one edit or one swap)."""
+    if folded in STOP_WORDS:
+        return True
+    if len(folded) >= TYPO_MIN_LENGTH:
+        return not _TYPO_STOP_KEYS.isdisjoint(deletion_keys(folded))
+    if len(folded) == 4:
+        return any(
+            sorted(w) == sorted(folded) and OSA.distance(folded, w, score_cutoff=1) <= 1
+            for w in _SWAP_STOP
+        )
+    return False
+
+
+def _like_escape(text: str) -> str:
+    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+
+
+class Segment:
+    """One side of a query: its words (lower-case, diacritics as typed) and folded key."""
+
+    def __init__(self, words_: list[str]):
+        self.words = words_
+        self.key = " ".join(fold(w) for w in words_)
+
+    @cached_property
+    def prefix_like(self) -> str:
+        return _like_escape(self.key) + "%"
+
+    @cached_property
+    def synonym_like(self) -> str:
+        return "%| " + _like_escape(self.key) + "%"
+
+
+class Query:
+    """One parsed query. `words` are its subject words (frames and stop words removed),
+    `segments` one or (for a comparison) two groups of them; per word, the stems that
+    satisfy it (`alternatives`) and its one-deletion typo keys."""
+
+    def __init__(self, text):
+        text = text if isinstance(text, str) else ""
+        self.folded = normalize_query(text)
+        raw = words(text[: MAX_QUERY_LENGTH * 2])
+        self.full_key = " ".join(fold(w) for w in raw[: MAX_QUERY_WORDS * 2])
+        self.segments = self._segments(raw)
+        self.words = [w for s in self.segments for w in s.words][:MAX_QUERY_WORDS]
+        self.key = " ".join(fold(w) for w in self.words)
+        self.alternatives = [query_stems(w) for w in self.words]
+        self.short = len(self.folded) <= SHORT_QUERY or (len(self.key) <= SHORT_QUERY)
+        self.typo_keys = [deletion_keys(fold(w)) for w in self.words]
+        self.fuzzy = any(self.typo_keys)
+        self.comparison = len(self.segments) > 1
+
+    @staticmethod
+    def _segments(raw: list[str]) -> list[Segment]:
+        folded = [fold(w) for w in raw]
+        cue = any(f in COMPARISON_CUES for f in folded)
+        content = [not is_stop_word(f) for f in folded]
+        if not any(content):
+            return [Segment(raw[:MAX_QUERY_WORDS])] if raw else []
+        for i, f in enumerate(folded):
+            if f in STRONG_SEPARATORS or (cue and f in WEAK_SEPARATORS):
+                left = [w for w, c in zip(raw[:i], content[:i], strict=True) if c]
+                right = [w for w, c in zip(raw[i + 1 :], content[i + 1 :], strict=True) if c]
+                if left and right:
+                    half = MAX_QUERY_WORDS // 2
+                    return [Segment(left[:half]), Segment(right[:half])]
+        return [Segment([w for w, c in zip(raw, content, strict=True) if c][:MAX_QUERY_WORDS])]
+
+    @property
+    def short_text(self) -> str:
+        """What a short query matches name prefixes with: the text as typed ("s%" keeps its
+        "%" as a character), or the subject of a question ("co to jest ws")."""
+        return self.folded if len(self.folded) <= SHORT_QUERY else self.key
+
+    def __bool__(self) -> bool:
+        return bool(self.folded and self.words)
+
+    @cached_property
+    def exact_texts(self) -> list[str]:
+        """Folded texts a name or synonym may equal: the whole query (punctuation dropped)
+        and its subject, per side for a comparison."""
+        out = dict.fromkeys([self.full_key, self.folded, self.key, *(s.key for s in self.segments)])
+        return [t for t in out if t]
+
+    def word_segment(self, index: int) -> int:
+        """0-based side of the comparison that word `index` belongs to."""
+        seen = 0
+        for n, segment in enumerate(self.segments):
+            seen += len(segment.words)
+            if index < seen:
+                return n
+        return len(self.segments) - 1
+
+    # --- tsquery texts (PostgreSQL) ---
+
+    def prefix_min(self, index: int) -> int:
+        """How long a stem must be to match longer ones: the last word of several may be
+        still being typed ("json sch"), so two letters do there."""
+        last = len(self.words) > 1 and index == len(self.words) - 1
+        return TYPED_PREFIX_MIN if last else PREFIX_STEM_MIN
+
+    def word_tsquery(self, index: int, weights: str = "", *, prefix: bool = False) -> str:
+        """`to_tsquery('simple', …)` text for one word: any of its stems ('agent':* | …).
+        Prefix matching suits names; in long text it would expand to too many lexemes."""
+        lexemes = []
+        shortest = self.prefix_min(index)
+        for s in self.alternatives[index]:
+            label = ("*" if prefix and len(s) >= shortest else "") + weights
+            lexemes.append(f"'{s}':{label}" if label else f"'{s}'")
+        return "(" + " | ".join(lexemes) + ")"
+
+    def segment_tsquery(self, segment: int, weights: str = "", *, prefix: bool = False) -> str:
+        indexes = [i for i in range(len(self.words)) if self.word_segment(i) == segment]
+        return " & ".join(self.word_tsquery(i, weights, prefix=prefix) for i in indexes)
+
+    # --- Python matching (SQLite, highlighting) ---
+
+    def word_matches(self, index: int, stems: str, *, prefix: bool = True) -> bool:
+        """Whether word `index` occurs in a space-padded stem column."""
+        shortest = self.prefix_min(index)
+        for s in self.alternatives[index]:
+            if f" {s} " in stems or (prefix and len(s) >= shortest and f" {s}" in stems):
+                return True
+        return False
+
+    @cached_property
+    def _wanted(self) -> tuple[set[str], set[str]]:
+        stems = {s for alternatives in self.alternatives for s in alternatives}
+        keys = {k for group in self.typo_keys for k in group}
+        return stems, keys
+
+    def marks(self, word: str) -> bool:
+        """Whether a word of some text is one the engine matched: the same stem, a longer
+        form of a query stem of four letters or more, or (for words of five letters or
+        more) one edit or swap away, the engine's own typo tolerance."""
+        stems, keys = self._wanted
+        lower = word.casefold()
+        s = stem(lower)
+        if s in stems or any(len(w) >= PREFIX_STEM_MIN and s.startswith(w) for w in stems):
+            return True
+        return (
+            bool(keys)
+            and len(lower) >= TYPO_MIN_LENGTH
+            and not keys.isdisjoint(deletion_keys(fold(lower)))
+        )
+
+
+_TOKEN = re.compile(r"[^\W_]+")
+
+
+def highlight(text: str, query: Query | str) -> SafeString:
+    """`text` escaped, with the words the query matched wrapped in <mark>. Safe to render."""
+    q = query if isinstance(query, Query) else Query(query)
+    out, last = [], 0
+    for m in _TOKEN.finditer(text):
+        if q.marks(m.group()):
+            out.append(escape(text[last : m.start()]))
+            out.append(f"<mark>{escape(m.group())}</mark>")
+            last = m.end()
+    out.append(escape(text[last:]))
+    return mark_safe("".join(out))  # noqa: S308 - every piece above is escaped
