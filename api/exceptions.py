@@ -10,8 +10,10 @@ never a traceback or an exception's text on the wire.
 
 import logging
 
+from django.conf import settings
 from django.core import exceptions as django_exceptions
 from django.core.exceptions import NON_FIELD_ERRORS
+from django.db import InterfaceError, OperationalError
 from django.http import Http404
 from rest_framework import exceptions
 from rest_framework.response import Response
@@ -149,6 +151,20 @@ def exception_handler(exc, context):
         exc = django_errors(exc, getattr(view, "field_names", {}))
     elif isinstance(exc, django_exceptions.SuspiciousOperation):
         exc = RestError("rest_bad_request", "Nieprawidłowe żądanie.", 400)
+    elif isinstance(exc, (OperationalError, InterfaceError)):
+        # The database is unreachable (a restart, a failover): come back later, not a fault.
+        logger.warning("Database unavailable in the REST API: %s", exc)
+        set_rollback()
+        seconds = settings.DATABASE_RETRY_AFTER
+        return error_response(
+            RestError(
+                "rest_service_unavailable",
+                f"Usługa chwilowo niedostępna (baza danych); spróbuj ponownie za {seconds} s.",
+                503,
+                retry_after=seconds,
+            ),
+            {"Retry-After": str(seconds)},
+        )
     if not isinstance(exc, exceptions.APIException):
         logger.exception("Unexpected error in the REST API")
         set_rollback()

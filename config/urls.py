@@ -11,3 +11,5 @@ urlpatterns = [
 
 # The 404 page suggests the closest terms (glossary/views.py).
 handler404 = "glossary.views.page_not_found"
+# 500, or the styled 503 with Retry-After while the database is unreachable (glossary/views.py).
+handler500 = "glossary.views.server_error"

@@ -26,11 +26,15 @@ os.environ.setdefault("DEBUG", "0")
 site_application = get_wsgi_application()
 
 from django.conf import settings  # noqa: E402  (after setup)
+from django.core import signals  # noqa: E402
 
+from config.connections import drop_closed_connections  # noqa: E402
 from mcp_endpoint.transports import fastpath  # noqa: E402  (after setup)
 from mcp_endpoint.transports.wsgi import LeanHandler  # noqa: E402
 
 mcp_application = LeanHandler()
+# Persistent connections a database restart killed are dropped before a request uses them.
+signals.request_started.connect(drop_closed_connections)
 
 
 class RestHandler(LeanHandler):

@@ -7,15 +7,20 @@ costs anonymous visitors nothing: without a session cookie Django never queries 
 or user tables.
 """
 
+import logging
+import sys
 import unicodedata
 
 from django.conf import settings
+from django.db import InterfaceError, OperationalError
 from django.http import Http404, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
+from django.template import loader
 from django.templatetags.static import static
 from django.urls import reverse
 from django.utils.cache import get_conditional_response, set_response_etag
 from django.views.decorators.cache import cache_control
+from django.views.decorators.csrf import requires_csrf_token
 from django.views.decorators.http import conditional_page, require_safe
 from django.views.generic import ListView, TemplateView
 
@@ -27,6 +32,8 @@ from .polish import INDEX_LETTERS, OTHER_LETTER
 # The engine truncates too; cutting here keeps megabyte query strings out of every later step.
 MAX_QUERY_LENGTH = 200
 SEARCH_LIMIT = 20
+
+logger = logging.getLogger("glossary")
 
 
 def _absolute(path: str) -> str:
@@ -294,6 +301,21 @@ def page_not_found(request, exception=None):
     guess = clean_query(segment.replace("-", " "))
     suggestions = search.suggest_terms(text=guess, limit=5) if guess else []
     return render(request, "404.html", {"guess": guess, "suggestions": suggestions}, status=404)
+
+
+@requires_csrf_token
+def server_error(request):
+    """The 500 page (`handler500`), and the 503 page when the failure was the database being
+    unreachable (a restart, a failover): a reader is told to come back in a moment and a
+    crawler or proxy gets `Retry-After`. Both templates are self-contained and rendered
+    without the request's context: nothing here may touch the database that just failed."""
+    exc = sys.exc_info()[1]
+    if isinstance(exc, (OperationalError, InterfaceError)):
+        logger.warning("Database unavailable while serving %s: %s", request.path, exc)
+        response = HttpResponse(loader.render_to_string("503.html"), status=503)
+        response["Retry-After"] = str(settings.DATABASE_RETRY_AFTER)
+        return response
+    return HttpResponse(loader.render_to_string("500.html"), status=500)
 
 
 @require_safe

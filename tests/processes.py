@@ -409,6 +409,79 @@ class LiveServer:
         return {key: self.env[key] for key in keys if key in self.env}
 
 
+# --- A PostgreSQL cluster of its own, for fault tests ---------------------------------------
+class PostgresCluster:
+    """A private PostgreSQL cluster that a fault test may stop and start at will (the suite's
+    shared cluster from scripts/with-postgres must stay up for every other test): initdb into a
+    temporary directory, a unix socket there and no TCP port, the same settings and the same
+    unprivileged user under root as scripts/with-postgres."""
+
+    USER = "slownikpg"
+
+    def __init__(self) -> None:
+        self.bin = self._find_bin()
+        self.workdir = Path(tempfile.mkdtemp(prefix="slownik-pgfault-"))
+        self.data = self.workdir / "data"
+        self.log = self.workdir / "server.log"
+        self.run_as: list[str] = []
+        if os.geteuid() == 0:  # PostgreSQL refuses to run as root
+            subprocess.run(["id", self.USER], check=True, capture_output=True)
+            shutil.chown(self.workdir, self.USER)
+            self.run_as = ["runuser", "-u", self.USER, "--"]
+
+    @staticmethod
+    def _find_bin() -> Path:
+        initdb = shutil.which("initdb")
+        if initdb:
+            return Path(initdb).parent
+        found = sorted(Path("/usr/lib/postgresql").glob("*/bin/initdb"))
+        if not found:
+            raise RuntimeError("PostgreSQL not installed (scripts/with-postgres installs it)")
+        return found[-1].parent
+
+    def _run(self, *args: str) -> None:
+        result = subprocess.run(
+            [*self.run_as, *args], capture_output=True, text=True, timeout=120, check=False
+        )
+        if result.returncode != 0:
+            raise RuntimeError(
+                f"{args[0]} failed:\n{result.stdout}{result.stderr}\n{_tail(self.log)}"
+            )
+
+    def url(self, dbname: str) -> str:
+        return f"postgres://postgres@{quote(str(self.workdir), safe='')}/{dbname}"
+
+    def start(self) -> None:
+        if not self.data.exists():
+            self._run(str(self.bin / "initdb"), "-D", str(self.data), "-U", "postgres", "-A",
+                      "trust", "-E", "UTF8", "--locale=C.UTF-8")  # fmt: skip
+        options = (
+            f"-c listen_addresses='' -k {self.workdir} -c fsync=off -c synchronous_commit=off "
+            "-c full_page_writes=off -c max_connections=100"
+        )
+        self._run(str(self.bin / "pg_ctl"), "-D", str(self.data), "-l", str(self.log), "-w",
+                  "-t", "60", "-o", options, "start")  # fmt: skip
+
+    def stop(self, mode: str = "fast") -> None:
+        """`fast` is what `systemctl restart postgresql` does: every backend is terminated."""
+        self._run(str(self.bin / "pg_ctl"), "-D", str(self.data), "-m", mode, "-w", "stop")
+
+    def create_database(self, name: str) -> str:
+        import psycopg
+
+        with psycopg.connect(host=str(self.workdir), user="postgres", dbname="postgres",
+                             autocommit=True) as conn:  # fmt: skip
+            conn.execute(f'CREATE DATABASE "{name}"')
+        return self.url(name)
+
+    def destroy(self) -> None:
+        try:
+            if (self.data / "postmaster.pid").exists():
+                self.stop("immediate")
+        finally:
+            shutil.rmtree(self.workdir, ignore_errors=True)
+
+
 # --- Scaled-out deployments for stream tests ----------------------------------------------
 class Redis:
     """A private redis-server on a unix socket in a temporary directory."""

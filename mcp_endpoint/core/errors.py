@@ -9,6 +9,9 @@ and answered with a generic -32603, so no exception text ever leaves the server.
 
 import logging
 
+from django.conf import settings
+from django.db import InterfaceError, OperationalError
+
 from .protocol import MODERN
 
 logger = logging.getLogger("mcp_endpoint")
@@ -107,10 +110,39 @@ class UnsupportedProtocolVersion(JsonRpcError):
         )
 
 
+class ServiceUnavailable(JsonRpcError):
+    """The server cannot answer now but will shortly: its database is unreachable (restarting,
+    failing over, out of connections). HTTP 503 with `Retry-After` in both eras, so a client
+    backs off and retries instead of treating the answer as a fault of its request; JSON-RPC
+    leaves -32000…-32099 to the server. `data.retryAfter` repeats the header for clients that
+    only see the body (stdio, a proxy that drops headers)."""
+
+    code = -32000
+    http_status = legacy_http_status = 503
+
+    def __init__(self, message: str | None = None, data=None):
+        self.retry_after = settings.DATABASE_RETRY_AFTER
+        super().__init__(
+            message
+            or "Service temporarily unavailable: the glossary's database cannot be reached "
+            f"right now. Retry in {self.retry_after} s.",
+            data if data is not None else {"retryAfter": self.retry_after},
+        )
+
+
+# Django's wrappers of a database that is down, restarting or unreachable (a refused connect,
+# a connection the server terminated, a pool that timed out): never a fault of the request.
+# Bad values are DataError/IntegrityError and stay -32603 or are refused before SQL.
+UNAVAILABLE = (OperationalError, InterfaceError)
+
+
 def as_jsonrpc_error(exc: BaseException) -> JsonRpcError:
     """The `JsonRpcError` to answer `exc` with; unexpected exceptions are logged here, once."""
     if isinstance(exc, JsonRpcError):
         return exc
+    if isinstance(exc, UNAVAILABLE):
+        logger.warning("Database unavailable while handling an MCP message: %s", exc)
+        return ServiceUnavailable()
     logger.exception("Unexpected error while handling an MCP message")
     return InternalError()
 

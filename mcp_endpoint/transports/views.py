@@ -22,7 +22,7 @@ from django.views.decorators.csrf import csrf_exempt
 from ..core import protocol as p
 from ..core.context import RequestContext
 from ..core.dispatcher import Call, Dispatcher, Reply
-from ..core.errors import InternalError, InvalidRequest
+from ..core.errors import UNAVAILABLE, InternalError, InvalidRequest, as_jsonrpc_error
 from ..core.server import NO_CHANGES, get_server
 from . import answers, calls, sessions, streams
 from .responses import error_response, json_response
@@ -85,6 +85,9 @@ def mcp(request):
     """The MCP endpoint; an unexpected failure is logged and answered -32603 as JSON."""
     try:
         return _serve(request)
+    except UNAVAILABLE as exc:  # a session lookup, before the dispatcher: the same 503
+        error = as_jsonrpc_error(exc)
+        return error_response(error, error.http_status)
     except Exception:
         logger.exception("Unexpected error in the MCP HTTP view")
         return error_response(InternalError(), 500)
