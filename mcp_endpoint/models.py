@@ -24,6 +24,9 @@ class McpSession(models.Model):
     # is refused (409) while a holder that died with its process stops counting.
     stream_holder = models.CharField(max_length=32, blank=True, default="")
     stream_lease_until = models.DateTimeField(null=True, blank=True)
+    # Which process holds the stream (transports/liveness.py): a reconnect after that process
+    # crashed takes the claim over at once instead of waiting for the lease to run out.
+    stream_owner = models.CharField(max_length=200, blank=True, default="")
 
     class Meta:
         verbose_name = "sesja MCP"

@@ -36,14 +36,15 @@ from django.utils import timezone
 from ..core import protocol as p
 from ..core.errors import InvalidRequest
 from ..models import McpSession
-from . import eventstore, sessions, sse
+from . import eventstore, liveness, sessions, sse
 from .eventstore import release_connection
 from .responses import error_response
 
 logger = logging.getLogger("mcp_endpoint")
 
 # A stream's claim on its session; renewed while the stream lives, so a stream whose
-# process died stops blocking a new one after this long.
+# process died on another host stops blocking a new one after this long (on the same host the
+# owner's liveness frees it at once: liveness.py).
 LEASE = timedelta(seconds=120)
 
 current_id = sync_to_async(eventstore.current_id)
@@ -78,13 +79,25 @@ def parse_last_event_id(value: str) -> tuple[int, int] | None:
 
 
 def _claim(key_hash: str) -> str | None:
+    """A new holder id if this session's stream is free: nobody holds it, the holder's lease
+    ran out, or the holder's process is gone (crashed; liveness.py). One query when free, two
+    when taken (the second only reads the owner)."""
     holder, now = secrets.token_hex(16), timezone.now()
-    claimed = (
-        McpSession.objects.filter(pk=key_hash)
-        .filter(Q(stream_holder="") | Q(stream_lease_until__lt=now))
-        .update(stream_holder=holder, stream_lease_until=now + LEASE, last_seen=now)
-    )
-    return holder if claimed else None
+    claim = {
+        "stream_holder": holder,
+        "stream_lease_until": now + LEASE,
+        "stream_owner": liveness.identity(),
+        "last_seen": now,
+    }
+    rows = McpSession.objects.filter(pk=key_hash)
+    if rows.filter(Q(stream_holder="") | Q(stream_lease_until__lt=now)).update(**claim):
+        return holder
+    taken = rows.values_list("stream_holder", "stream_owner").first()
+    # Conditional on the same holder: two reconnects racing get one stream between them.
+    if taken and liveness.is_gone(taken[1]) and rows.filter(stream_holder=taken[0]).update(**claim):
+        logger.info("GET stream of a crashed process (%s) taken over", taken[1])
+        return holder
+    return None
 
 
 def _renew(key_hash: str, holder: str) -> bool:
@@ -102,7 +115,7 @@ def _renew(key_hash: str, holder: str) -> bool:
 def _release(key_hash: str, holder: str) -> None:
     try:
         McpSession.objects.filter(pk=key_hash, stream_holder=holder).update(
-            stream_holder="", stream_lease_until=None
+            stream_holder="", stream_lease_until=None, stream_owner=""
         )
     finally:
         release_connection()
