@@ -299,11 +299,15 @@ MCP_SSE_MAX_SECONDS = env_int("MCP_SSE_MAX_SECONDS", 0)
 # back after every read, so an open stream holds none (glossary/eventstream.py).
 EVENTSTREAM_STORAGE_CLASS = "glossary.eventstream.ReleasingDjangoModelStorage"
 EVENTSTREAM_CHANNELMANAGER_CLASS = "glossary.eventstream.GlossaryChannelManager"
-# More than one server process: every event goes through Redis to every process's streams.
-# Without it an edit reaches only the streams of the process that made it.
+# More than one server process at scale: every event goes through Redis to every process's
+# streams (the scale-out option; without it the database carries them, see below).
 REDIS_URL = os.environ.get("REDIS_URL", "")
 if REDIS_URL:
     EVENTSTREAM_REDIS = redis_options(REDIS_URL)
+# Without Redis, a process with open streams hears other processes' events from the event
+# table itself (glossary/eventstream.py): LISTEN/NOTIFY on PostgreSQL, a poll of the table's
+# primary key this often on SQLite (one indexed query; 0.25 s keeps delivery well under 2 s).
+EVENTSTREAM_POLL_SECONDS = float(os.environ.get("EVENTSTREAM_POLL_SECONDS") or 0.25)
 
 # --- REST API (api/: WordPress-style, on Django REST framework) ---------------------------
 # Routes live under /wp-json/<MCP_NAMESPACE>/ next to the MCP endpoint. Reads are public

@@ -70,7 +70,12 @@ class Feed:
         self.manager = get_listener_manager()
 
     def open(self) -> None:
-        """Start following (in the stream's event loop); events sent from now on are seen."""
+        """Start following (in the stream's event loop); events sent from now on are seen,
+        also those other processes store when there is no Redis (the configured storage's
+        `watch()`: glossary.eventstream's watcher)."""
+        watch = getattr(get_storage(), "watch", None)
+        if watch is not None:
+            watch()
         self.listener.assign_loop()
         self.manager.add_listener(self.listener)
 

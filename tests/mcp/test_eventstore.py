@@ -13,9 +13,10 @@ from django_eventstream.models import Event
 
 from mcp_endpoint.transports import eventstore
 
-# Control channels are not stored (glossary.eventstream.GlossaryChannelManager): sending on
-# one only wakes listeners, which is all the listener tests need.
-CONTROL = "mcp-session-0123456789abcdef0123456789abcdef"
+# A channel no pattern of glossary.eventstream.GlossaryChannelManager stores: sending on it
+# only wakes listeners, which is all the listener tests need. (Sessions' control channels are
+# stored, so that they reach a stream in another process without Redis.)
+CONTROL = "mcp-unstored-0123456789abcdef0123456789abcdef"
 # A call stream's channel is stored (reliable) and never public.
 CALL = "mcp-call-" + "a" * 64 + "-" + "b" * 16
 
