@@ -7,13 +7,14 @@ PORT ?= 8000
 HOST ?= 127.0.0.1
 
 .DEFAULT_GOAL := help
-.PHONY: help run test test-fast test-postgres test-sqlite test-live conformance conformance-install redis-server chromium lint format superuser migrate demo bench clean messages
+.PHONY: help run test test-fast test-postgres test-sqlite test-live test-faults conformance conformance-install redis-server chromium nginx lint format superuser migrate demo bench clean messages
 
 help:
 	@echo "make run        serve the demo glossary at http://$(HOST):$(PORT) (SQLite, no setup)"
 	@echo "make test       lint + full test suite on a throwaway PostgreSQL, then on SQLite"
 	@echo "make test-fast  the edit-test loop: SQLite, no live servers, no browser (under a minute)"
 	@echo "make test-live  only the tests with real peers (SDK client, curl, conformance) on PostgreSQL"
+	@echo "make test-faults  only the fault tests (worker kill, database restart, nginx recipe)"
 	@echo "make conformance  only the official MCP conformance suite (both eras) on PostgreSQL"
 	@echo "make superuser  create an admin account for /admin/"
 	@echo "make format     apply ruff formatting and fixes"
@@ -71,7 +72,12 @@ redis-server:
 chromium:
 	scripts/ensure-chromium
 
-test-postgres: $(VENV)/.installed-dev conformance-install redis-server chromium
+# The production-recipe test (tests/live/test_deploy_recipe.py) runs Debian's nginx; if it
+# cannot be installed, that test is skipped with the reason (hence `-`: not a make failure).
+nginx:
+	-scripts/ensure-nginx
+
+test-postgres: $(VENV)/.installed-dev conformance-install redis-server chromium nginx
 	scripts/with-postgres $(VENV)/bin/pytest -q $(PYTEST_ARGS)
 
 test-sqlite: $(VENV)/.installed-dev redis-server chromium
@@ -88,6 +94,15 @@ test-fast: $(VENV)/.installed-dev
 # A live server process on its own database, driven by the SDK client, curl bytes and the suite.
 test-live: $(VENV)/.installed-dev conformance-install redis-server
 	scripts/with-postgres $(VENV)/bin/pytest -q -m live $(PYTEST_ARGS)
+
+# Fault tests against real processes: a granian worker killed under load, PostgreSQL restarted
+# under the WSGI server, a stream's process killed, the deploy/ recipe behind Debian's nginx.
+# They live in tests/live/, so `make test` already runs them in its PostgreSQL pass; this
+# target runs only them.
+FAULT_TESTS := tests/live/test_faults.py tests/live/test_database_restart.py \
+	tests/live/test_stream_crash.py tests/live/test_deploy_recipe.py
+test-faults: $(VENV)/.installed-dev nginx
+	scripts/with-postgres $(VENV)/bin/pytest -q $(FAULT_TESTS) $(PYTEST_ARGS)
 
 conformance: $(VENV)/.installed-dev conformance-install
 	scripts/with-postgres $(VENV)/bin/pytest -q tests/live/test_conformance.py $(PYTEST_ARGS)
