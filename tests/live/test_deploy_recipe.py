@@ -232,3 +232,31 @@ def test_streams_through_nginx(topology):
     finally:
         listen.close()
         page.close()
+
+
+def test_slow_request_bodies_do_not_stall_the_app(topology):
+    """Eight clients sending their bodies a byte a second (the issue's attack on granian
+    reached directly) are held by nginx, which buffers bodies: a page still answers at once.
+    RFC 9112 §9.5 leaves slow clients to the server's timeouts (client_body_timeout here)."""
+    context = ssl._create_unverified_context()  # noqa: S323
+    slow = []
+    try:
+        for _ in range(8):
+            raw = socket.create_connection((HOST, topology["https"]), timeout=10)
+            sock = context.wrap_socket(raw, server_hostname=PUBLIC)
+            sock.sendall(
+                f"POST {MCP_PATH} HTTP/1.1\r\nHost: {PUBLIC}\r\n"
+                "Content-Type: application/json\r\nContent-Length: 1000\r\n\r\n{".encode()
+            )
+            slow.append(sock)
+        for _ in range(3):
+            for sock in slow:
+                sock.sendall(b" ")
+            time.sleep(1)
+        started = time.monotonic()
+        response, _ = _https(topology["https"], "GET", "/slownik/json-rpc/")
+        assert response.status == 200
+        assert time.monotonic() - started < 5
+    finally:
+        for sock in slow:
+            sock.close()
