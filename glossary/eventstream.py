@@ -174,12 +174,33 @@ class StoreWatcher(threading.Thread):
             if instance is not None and instance.pid == os.getpid() and instance.is_alive():
                 return
             instance = cls(connections["default"].settings_dict)
-            instance.connect()  # the starting id is read before any stream reads its own
+            try:
+                instance.connect()  # the starting id is read before any stream reads its own
+            except Exception:  # the database is away: the thread connects when it is back
+                logger.warning("Live-update watcher cannot reach the database", exc_info=True)
+                instance._close()
             instance.start()
             cls._instance = instance
 
+    @classmethod
+    def shutdown(cls) -> None:
+        """Stop this process's watcher and close its connection (the test suite does, before
+        it drops its test database)."""
+        with cls._lock:
+            instance, cls._instance = cls._instance, None
+        if instance is None or not instance.is_alive():
+            return
+        instance.stopping.set()
+        if instance.postgres:  # wake it from LISTEN
+            import psycopg
+
+            with psycopg.connect(**instance._params(), autocommit=True) as conn:
+                conn.execute(f"NOTIFY {NOTIFY_CHANNEL}")
+        instance.join(10)
+
     def __init__(self, settings_dict: dict) -> None:
         super().__init__(name="slownik-store-watcher", daemon=True)
+        self.stopping = threading.Event()
         self.pid = os.getpid()
         self.db = settings_dict
         self.postgres = settings_dict["ENGINE"] == "django.db.backends.postgresql"
@@ -192,14 +213,7 @@ class StoreWatcher(threading.Thread):
         if self.postgres:
             import psycopg
 
-            self.conn = psycopg.connect(
-                dbname=self.db["NAME"],
-                user=self.db.get("USER") or None,
-                password=self.db.get("PASSWORD") or None,
-                host=self.db.get("HOST") or None,
-                port=self.db.get("PORT") or None,
-                autocommit=True,
-            )
+            self.conn = psycopg.connect(**self._params(), autocommit=True)
             self.conn.execute(f"LISTEN {NOTIFY_CHANNEL}")
         else:
             self.conn = sqlite3.connect(
@@ -210,22 +224,35 @@ class StoreWatcher(threading.Thread):
             sql = f"SELECT COALESCE(MAX(id), 0) FROM {self.table}"  # noqa: S608
             self.last = self._execute(sql)[0][0]
 
+    def _params(self) -> dict:
+        db = self.db
+        return {
+            "dbname": db["NAME"],
+            "user": db.get("USER") or None,
+            "password": db.get("PASSWORD") or None,
+            "host": db.get("HOST") or None,
+            "port": db.get("PORT") or None,
+        }
+
     def _execute(self, sql: str, params=()):
         if self.postgres:
             return self.conn.execute(sql.replace("?", "%s"), params).fetchall()
         return self.conn.execute(sql, params).fetchall()
 
     def run(self) -> None:
-        while True:
+        while not self.stopping.is_set():
             try:
                 if self.conn is None:
                     self.connect()
                 self._wait()
+                if self.stopping.is_set():
+                    break
                 self._deliver()
             except Exception:  # the database restarts or is away: retry, catch up by id
                 logger.warning("Live-update watcher lost its database; retrying", exc_info=True)
                 self._close()
-                time.sleep(self.RETRY_SECONDS)
+                self.stopping.wait(self.RETRY_SECONDS)
+        self._close()
 
     def _wait(self) -> None:
         if self.postgres:

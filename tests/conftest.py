@@ -36,6 +36,17 @@ def anyio_backend():
     return "asyncio"
 
 
+@pytest.fixture(scope="session", autouse=True)
+def store_watcher(django_db_setup):
+    """In-process streams (tests/mcp/test_eventstore.py) start the live-update watcher
+    (glossary/eventstream.py), which holds a connection to the test database: stopped before
+    pytest-django drops that database."""
+    yield
+    from glossary.eventstream import StoreWatcher
+
+    StoreWatcher.shutdown()
+
+
 # --- Live server for tests with real peers (SDK client, conformance suite, curl exchanges) ----
 LIVE_SERVER_KEY = pytest.StashKey()
 

@@ -26,6 +26,7 @@ import os
 import queue
 import secrets
 import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -199,9 +200,18 @@ class ServerProcess:
         )
 
 
+def _children(pid: int) -> list[int]:
+    try:
+        return [int(c) for c in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
+    except OSError:
+        return []
+
+
 def stop_all(processes: list[ServerProcess]) -> None:
-    """SIGTERM to every running one at once, then SIGKILL to any that did not exit in time."""
+    """SIGTERM to every running one at once, then SIGKILL to any that did not exit in time,
+    and to any worker process (granian's, uvicorn's) that outlived its main process."""
     running = [p.process for p in processes if p.process and p.process.poll() is None]
+    workers = [child for process in running for child in _children(process.pid)]
     for process in running:
         process.terminate()
     for process in running:
@@ -210,6 +220,9 @@ def stop_all(processes: list[ServerProcess]) -> None:
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait(STOP_TIMEOUT)
+    for pid in workers:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGKILL)
 
 
 def production_env(
