@@ -9,6 +9,7 @@ suite) get the development default.
 """
 
 import os
+import re
 from pathlib import Path
 from urllib.parse import parse_qs, unquote, urlsplit
 
@@ -285,6 +286,27 @@ MCP_REQUIRE_SESSION = env_bool("MCP_REQUIRE_SESSION", False)
 MCP_SSE_KEEPALIVE_SECONDS = env_int("MCP_SSE_KEEPALIVE_SECONDS", 15)
 MCP_SSE_RETRY_MS = env_int("MCP_SSE_RETRY_MS", 1000)
 MCP_SSE_MAX_SECONDS = env_int("MCP_SSE_MAX_SECONDS", 0)
+
+
+# --- Agent-ready site (glossary/llms.py; robots.txt in glossary/views.py) -----------------
+# AI crawlers' groups in robots.txt, as "UserAgent=allow|deny" pairs separated by commas
+# (e.g. "GPTBot=allow,CCBot=deny"): allow = the public site like everyone, deny = nothing.
+# Crawlers not named follow the `*` group (everything public).
+def env_crawlers(name: str, default: str = "") -> dict[str, str]:
+    rules: dict[str, str] = {}
+    for item in env_list(name, default):
+        agent, sep, rule = item.partition("=")
+        agent, rule = agent.strip(), rule.strip().lower()
+        if not sep or rule not in ("allow", "deny") or not re.fullmatch(r"[A-Za-z0-9_.-]+", agent):
+            raise ImproperlyConfigured(
+                f"{name}: {item!r} is not UserAgent=allow or UserAgent=deny "
+                "(user agent: letters, digits, '-', '_', '.')"
+            )
+        rules[agent] = rule
+    return rules
+
+
+SLOWNIK_AI_CRAWLERS = env_crawlers("SLOWNIK_AI_CRAWLERS")
 
 # --- Live updates: server-sent events (django-eventstream) ------------------------------
 # Content-change events (glossary/events.py) go to stored channels, so a burst loses nothing
