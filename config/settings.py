@@ -98,6 +98,8 @@ INSTALLED_APPS = [
     "mcp_endpoint",
     "drf_spectacular",
     "api",
+    # Agent and site-search analytics (analytics/): after the apps it listens to.
+    "analytics",
 ]
 
 MIDDLEWARE = [
@@ -307,6 +309,15 @@ def env_crawlers(name: str, default: str = "") -> dict[str, str]:
 
 
 SLOWNIK_AI_CRAWLERS = env_crawlers("SLOWNIK_AI_CRAWLERS")
+
+# --- Analytics (analytics/: agents' MCP lookups and the site's search box) ---------------
+# Events wait in a per-process buffer; a background thread writes them in batches of
+# ANALYTICS_BATCH_SIZE at least every ANALYTICS_FLUSH_SECONDS (0: no thread, flush by hand).
+# Rows older than ANALYTICS_RETENTION_DAYS go with `manage.py cleanup_analytics`.
+ANALYTICS_FLUSH_SECONDS = float(os.environ.get("ANALYTICS_FLUSH_SECONDS", "5"))
+ANALYTICS_BATCH_SIZE = env_int("ANALYTICS_BATCH_SIZE", 500)
+ANALYTICS_BUFFER_SIZE = env_int("ANALYTICS_BUFFER_SIZE", 50_000)
+ANALYTICS_RETENTION_DAYS = env_int("ANALYTICS_RETENTION_DAYS", 90)
 
 # --- Live updates: server-sent events (django-eventstream) ------------------------------
 # Content-change events (glossary/events.py) go to stored channels, so a burst loses nothing

@@ -7,6 +7,7 @@ costs anonymous visitors nothing: without a session cookie Django never queries 
 or user tables.
 """
 
+import time
 import unicodedata
 
 from django.conf import settings
@@ -19,7 +20,7 @@ from django.views.decorators.cache import cache_control
 from django.views.decorators.http import conditional_page, require_safe
 from django.views.generic import ListView, TemplateView
 
-from . import llms, search, selectors
+from . import llms, search, selectors, signals
 from .cache import LRU
 from .jsonld import article_jsonld, term_jsonld
 from .polish import INDEX_LETTERS, OTHER_LETTER
@@ -253,8 +254,14 @@ def search_view(request):
     """Results from the one search engine. A term named exactly like the query is shown first
     as a card leading to it, with everything else the query found below (no redirect: a
     reader looking for the articles about MCP still sees them)."""
+    started = time.perf_counter()
     query = clean_query(request.GET.get("q", ""))
     results = search.search(query=query, limit=SEARCH_LIMIT) if query else None
+    if results is not None:
+        seconds = time.perf_counter() - started
+        signals.site_searched.send(
+            sender=search_view, query=query, results=results, seconds=seconds
+        )
     others = results.terms if results else []
     if results is not None and results.exact is not None:
         others = [hit for hit in results.terms if hit.id != results.exact.id]

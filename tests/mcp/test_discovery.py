@@ -81,7 +81,17 @@ def test_catalog_points_to_the_card(client):
     assert entry["identifier"] == "urn:air:slownik.example:slownik"
 
 
-def test_rest_index_advertises_the_mcp_endpoint(client):
+@pytest.fixture
+def fresh_routes():
+    """The REST index caches its routes (with SITE_URL in their links) per process."""
+    from api import schema
+
+    schema._CACHE.pop("routes", None)
+    yield
+    schema._CACHE.pop("routes", None)
+
+
+def test_rest_index_advertises_the_mcp_endpoint(client, fresh_routes):
     """/wp-json/ names the MCP endpoint, its transport, the card and llms.txt."""
     index = orjson.loads(client.get("/wp-json/").content)
     assert index["mcp"] == {

@@ -1,0 +1,266 @@
+"""Recording lookups off the hot path: the request's thread only appends an event to an
+in-process buffer (a `collections.deque`, whose appends are atomic); a background thread
+turns events into `Lookup` rows and writes them with one `bulk_create` per batch, every
+`ANALYTICS_FLUSH_SECONDS` or as soon as `ANALYTICS_BATCH_SIZE` events wait. So a call costs no
+SQL query and no JSON work for analytics; parsing a replayed call's bytes, reading the client
+out of a session and folding the query all happen in the flush.
+
+Failure never reaches a caller: the observer hook (`Server.observed`) logs an exception of
+`record()`, and a failed flush is logged and its batch dropped (analytics are not worth a
+retry loop that could grow without bound). The buffer is bounded too
+(`ANALYTICS_BUFFER_SIZE`; the oldest events go first when a database outage outlasts it).
+Each process has its own buffer and thread, started on the first event (after a fork the
+child starts its own); `flush()` can also be called directly (tests, the shutdown hook).
+"""
+
+from __future__ import annotations
+
+import atexit
+import collections
+import logging
+import os
+import threading
+from datetime import UTC, datetime
+
+import orjson
+from django.conf import settings
+from django.db import close_old_connections, connection
+
+from glossary.search import normalize_query
+from mcp_endpoint.core import protocol as p
+
+from .models import Lookup, Source
+
+logger = logging.getLogger("analytics")
+
+RECORDED_METHODS = frozenset({p.TOOLS_CALL, p.RESOURCES_READ})
+# The argument a tool's query text is read from, first present wins.
+QUERY_ARGUMENTS = ("query", "slug", "term", "name", "uri", "category", "letter")
+# Structured lists whose length is a list or search tool's result count.
+RESULT_LISTS = ("results", "terms", "items")
+# What the glossary's tools and resources return (the top result's kind).
+TERM_TOOLS = frozenset({"search_term", "get_term", "list_terms"})
+ARTICLE_TOOLS = frozenset({"search_articles", "get_article"})
+RESOURCE_KINDS = (("glossary://terms/", "term"), ("glossary://articles/", "article"))
+
+
+class Recorder:
+    def __init__(self, *, batch_size: int, flush_seconds: float, buffer_size: int) -> None:
+        self.batch_size, self.flush_seconds = batch_size, flush_seconds
+        self.buffer: collections.deque = collections.deque(maxlen=buffer_size)
+        self._wake = threading.Event()
+        self._lock = threading.Lock()
+        self._thread: threading.Thread | None = None
+        self._pid: int | None = None
+        self._stopping = False
+        self.written = 0  # rows written by this process so far
+
+    # --- the hot path ---------------------------------------------------------------------
+    def record(self, event) -> None:
+        """The MCP server's observer (`Server.observe`): keep the event for the next flush."""
+        if event.method is not None and event.method not in RECORDED_METHODS:
+            return
+        self._keep((Source.MCP, datetime.now(UTC), event))
+
+    def record_search(self, sender, *, query, results, seconds, **kwargs) -> None:
+        """`glossary.signals.site_searched`: a reader's query in the search box."""
+        self._keep((Source.SITE, datetime.now(UTC), (query, results, seconds)))
+
+    def _keep(self, item) -> None:
+        self.buffer.append(item)
+        if self._pid != os.getpid():
+            self._start()
+        if len(self.buffer) >= self.batch_size:
+            self._wake.set()
+
+    # --- the background side --------------------------------------------------------------
+    def _start(self) -> None:
+        with self._lock:
+            if self._pid == os.getpid() or self.flush_seconds <= 0:
+                return
+            self._pid = os.getpid()
+            self._thread = threading.Thread(target=self._run, name="analytics-flush", daemon=True)
+            self._thread.start()
+
+    def _run(self) -> None:
+        while not self._stopping:
+            self._wake.wait(self.flush_seconds)
+            self._wake.clear()
+            self.flush()
+            # Give the connection back (a pool slot, or a socket): the next flush is seconds
+            # away and may never come.
+            connection.close()
+
+    def stop(self) -> None:
+        """End the background thread after one last flush (tests; the process's exit)."""
+        self._stopping = True
+        self._wake.set()
+        if self._thread is not None and self._thread is not threading.current_thread():
+            self._thread.join(timeout=10)
+        self._thread, self._pid, self._stopping = None, None, False
+
+    def flush(self) -> int:
+        """Write what the buffer holds, in batches; returns the number of rows written."""
+        written = 0
+        while self.buffer:
+            batch = []
+            while self.buffer and len(batch) < self.batch_size:
+                batch.append(self.buffer.popleft())
+            rows = []
+            for item in batch:
+                try:
+                    row = to_row(*item)
+                except Exception:
+                    logger.exception("Could not read an analytics event; skipped")
+                    continue
+                if row is not None:
+                    rows.append(row)
+            if not rows:
+                continue
+            try:
+                close_old_connections()
+                Lookup.objects.bulk_create(rows)
+            except Exception:
+                logger.exception("Could not write %d analytics rows; dropped", len(rows))
+                continue
+            written += len(rows)
+            self.written += len(rows)
+        return written
+
+
+# --- events as rows (in the flush, never on the request's thread) ---------------------------
+def _text(value, limit: int) -> str:
+    return value.replace("\x00", "")[:limit] if isinstance(value, str) else ""
+
+
+def _client(ctx, params: dict | None) -> dict:
+    """clientInfo: the request's `_meta` (2026-07-28), else what `initialize` stored in the
+    session (legacy HTTP: the session row; stdio: the session object)."""
+    info = getattr(ctx, "client_info", None)
+    session = getattr(ctx, "session", None)
+    if not isinstance(info, dict) and session is not None:
+        info = getattr(session, "client_info", None)
+        if not isinstance(info, dict):
+            info = getattr(getattr(session, "row", None), "client_info", None)
+    if not isinstance(info, dict) and params:
+        meta = params.get(p.META)
+        info = meta.get(p.META_CLIENT_INFO) if isinstance(meta, dict) else None
+    return info if isinstance(info, dict) else {}
+
+
+def _replayed(event):
+    """(method, params, result or None, protocol version) of a replayed call's bytes."""
+    message = orjson.loads(event.body)
+    result = orjson.loads(event.result_json)
+    version = event.protocol_version or p.DEFAULT_HTTP_VERSION
+    return message.get("method"), message.get("params") or {}, result, version
+
+
+def to_row(source: str, at: datetime, item) -> Lookup | None:
+    if source == Source.SITE:
+        return _search_row(at, *item)
+    event = item
+    if event.method is None:
+        method, params, result, version = _replayed(event)
+        if method not in RECORDED_METHODS:
+            return None
+        error = result is None
+        ctx, transport = None, "http"
+    else:
+        method, params = event.method, event.params or {}
+        response = event.response or {}
+        result = response.get("result")
+        error = "error" in response
+        ctx = event.ctx
+        version = getattr(ctx, "protocol_version", None) or ""
+        transport = getattr(ctx, "transport", "") or ""
+    era = getattr(ctx, "era", None) or (p.MODERN if version in p.MODERN_VERSIONS else p.LEGACY)
+    client = _client(ctx, params)
+    if method == p.TOOLS_CALL:
+        name = params.get("name", "")
+        query, count, top, failed = _tool_outcome(params.get("arguments") or {}, result)
+        kind = "term" if name in TERM_TOOLS else "article" if name in ARTICLE_TOOLS else ""
+    else:
+        name = method
+        query = params.get("uri", "")
+        contents = (result or {}).get("contents") or []
+        count, top, failed, kind = len(contents), "", False, ""
+        for prefix, uri_kind in RESOURCE_KINDS:
+            if contents and query.startswith(prefix):
+                top, kind = query.removeprefix(prefix), uri_kind
+    error = error or failed
+    return Lookup(
+        at=at,
+        source=Source.MCP,
+        name=_text(name, 128),
+        query=_text(query, 250),
+        normalized=normalize_query(_text(query, 250)),
+        results=count if not error else 0,
+        top_result=_text(top, 250),
+        top_kind=kind if top else "",
+        found=bool(count) and not error,
+        error=error,
+        era=era,
+        protocol_version=_text(version, 20),
+        transport=_text(transport, 8),
+        client_name=_text(client.get("name"), 100),
+        client_version=_text(client.get("version"), 50),
+        latency_ms=round(event.seconds * 1000, 3),
+    )
+
+
+def _tool_outcome(arguments: dict, result: dict | None) -> tuple[str, int, str, bool]:
+    """(query text, result count, top result, isError) of a tools/call result."""
+    query = next((arguments[k] for k in QUERY_ARGUMENTS if isinstance(arguments.get(k), str)), "")
+    if not isinstance(result, dict):
+        return query, 0, "", True
+    if result.get("isError"):
+        return query, 0, "", True
+    data = result.get("structuredContent")
+    if isinstance(data, dict):
+        if isinstance(data.get("slug"), str):  # one entry (get_term, get_article)
+            return query, 1, data["slug"], False
+        for key in RESULT_LISTS:
+            items = data.get(key)
+            if isinstance(items, list):
+                first = items[0] if items else {}
+                top = first.get("slug", "") if isinstance(first, dict) else ""
+                return query, len(items), top, False
+        return query, 1, "", False
+    return query, 1, "", False
+
+
+def _search_row(at: datetime, query: str, results, seconds: float) -> Lookup:
+    top = results.exact or (results.terms[0] if results.terms else None)
+    if top is None and results.articles:
+        top = results.articles[0]
+    count = len(results.terms) + len(results.articles)
+    return Lookup(
+        at=at,
+        source=Source.SITE,
+        name="search",
+        query=_text(query, 250),
+        normalized=normalize_query(_text(query, 250)),
+        results=count,
+        top_result=_text(top.slug, 250) if top else "",
+        top_kind=top.kind if top else "",
+        found=count > 0,
+        transport="http",
+        latency_ms=round(seconds * 1000, 3),
+    )
+
+
+recorder = Recorder(
+    batch_size=settings.ANALYTICS_BATCH_SIZE,
+    flush_seconds=settings.ANALYTICS_FLUSH_SECONDS,
+    buffer_size=settings.ANALYTICS_BUFFER_SIZE,
+)
+
+
+@atexit.register
+def _flush_at_exit() -> None:
+    if recorder.buffer and recorder._pid == os.getpid():
+        try:
+            recorder.flush()
+        except Exception:  # the interpreter is going away; nothing left to tell
+            logger.exception("Could not flush analytics at exit")
