@@ -32,6 +32,8 @@ class Lookup(models.Model):
     transport = models.CharField("transport", max_length=8, blank=True)
     client_name = models.CharField("klient", max_length=100, blank=True)
     client_version = models.CharField("wersja klienta", max_length=50, blank=True)
+    # Identical lookups written in one batch are one row: how many, and their mean latency.
+    count = models.PositiveIntegerField("liczba", default=1)
     latency_ms = models.FloatField("czas [ms]", default=0)
 
     class Meta:

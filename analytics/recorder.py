@@ -1,6 +1,7 @@
 """Recording lookups off the hot path: the request's thread only appends an event to an
 in-process buffer (a `collections.deque`, whose appends are atomic); a background thread
-turns events into `Lookup` rows and writes them with one `bulk_create` per batch, every
+turns events into `Lookup` rows (identical lookups of a batch: one row with their count) and
+writes them with one `bulk_create` per batch, every
 `ANALYTICS_FLUSH_SECONDS` or as soon as `ANALYTICS_BATCH_SIZE` events wait. So a call costs no
 SQL query and no JSON work for analytics; parsing a replayed call's bytes, reading the client
 out of a session and folding the query all happen in the flush.
@@ -34,6 +35,10 @@ from .models import Lookup, Source
 logger = logging.getLogger("analytics")
 
 RECORDED_METHODS = frozenset({p.TOOLS_CALL, p.RESOURCES_READ})
+# What makes two lookups the same row (all but the time, the latency and the count).
+GROUP_FIELDS = ("source", "name", "query", "normalized", "results", "top_result", "top_kind",
+                "found", "error", "era", "protocol_version", "transport", "client_name",
+                "client_version")  # fmt: skip
 # The argument a tool's query text is read from, first present wins.
 QUERY_ARGUMENTS = ("query", "slug", "term", "name", "uri", "category", "letter")
 # Structured lists whose length is a list or search tool's result count.
@@ -53,7 +58,7 @@ class Recorder:
         self._thread: threading.Thread | None = None
         self._pid: int | None = None
         self._stopping = False
-        self.written = 0  # rows written by this process so far
+        self.written = 0  # events written by this process so far
 
     # --- the hot path ---------------------------------------------------------------------
     def record(self, event) -> None:
@@ -100,31 +105,50 @@ class Recorder:
         self._thread, self._pid, self._stopping = None, None, False
 
     def flush(self) -> int:
-        """Write what the buffer holds, in batches; returns the number of rows written."""
+        """Write what the buffer holds, in batches; returns the number of events written."""
         written = 0
         while self.buffer:
             batch = []
-            while self.buffer and len(batch) < self.batch_size:
-                batch.append(self.buffer.popleft())
-            rows = []
+            while len(batch) < self.batch_size:
+                try:  # another thread (the exit hook, a test) may drain it at the same time
+                    batch.append(self.buffer.popleft())
+                except IndexError:
+                    break
+            # Identical lookups of one batch (same query, outcome, client…: an agent repeating
+            # a call, the replay answering it) become one row with their count and mean
+            # latency; a replayed result's JSON is parsed once per batch, not per call.
+            groups: dict[tuple, list] = {}
+            memo: dict = {}
             for item in batch:
                 try:
-                    row = to_row(*item)
+                    row = to_row(*item, memo=memo)
                 except Exception:
                     logger.exception("Could not read an analytics event; skipped")
                     continue
-                if row is not None:
-                    rows.append(row)
-            if not rows:
+                if row is None:
+                    continue
+                key = tuple(getattr(row, name) for name in GROUP_FIELDS)
+                group = groups.get(key)
+                if group is None:
+                    groups[key] = [row, 1, row.latency_ms]
+                else:
+                    group[1] += 1
+                    group[2] += row.latency_ms
+            if not groups:
                 continue
+            rows = []
+            for row, count, latency in groups.values():
+                row.count, row.latency_ms = count, round(latency / count, 3)
+                rows.append(row)
+            events = sum(row.count for row in rows)
             try:
                 close_old_connections()
                 Lookup.objects.bulk_create(rows)
             except Exception:
-                logger.exception("Could not write %d analytics rows; dropped", len(rows))
+                logger.exception("Could not write %d analytics events; dropped", events)
                 continue
-            written += len(rows)
-            self.written += len(rows)
+            written += events
+            self.written += events
         return written
 
 
@@ -148,20 +172,23 @@ def _client(ctx, params: dict | None) -> dict:
     return info if isinstance(info, dict) else {}
 
 
-def _replayed(event):
-    """(method, params, result or None, protocol version) of a replayed call's bytes."""
+def _replayed(event, memo: dict):
+    """(method, params, result or None, protocol version) of a replayed call's bytes; the
+    result's JSON (kilobytes) is parsed once per batch (`memo`)."""
     message = orjson.loads(event.body)
-    result = orjson.loads(event.result_json)
+    result = memo.get(event.result_json)
+    if result is None:
+        result = memo[event.result_json] = orjson.loads(event.result_json)
     version = event.protocol_version or p.DEFAULT_HTTP_VERSION
     return message.get("method"), message.get("params") or {}, result, version
 
 
-def to_row(source: str, at: datetime, item) -> Lookup | None:
+def to_row(source: str, at: datetime, item, *, memo: dict | None = None) -> Lookup | None:
     if source == Source.SITE:
         return _search_row(at, *item)
     event = item
     if event.method is None:
-        method, params, result, version = _replayed(event)
+        method, params, result, version = _replayed(event, {} if memo is None else memo)
         if method not in RECORDED_METHODS:
             return None
         error = result is None

@@ -1,8 +1,9 @@
 """The editors' report, as plain reads (the admin view only renders them): what was asked and
 not found (grouped by the folded query), the most requested terms, lookups per client and per
 day, for one source (agents over MCP, or the site's search box) over the last `days` days.
-A fixed number of queries whatever the data: one aggregate per section, plus one query naming
-the terms the report mentions.
+Counts are sums of `Lookup.count` (identical lookups of one write batch share a row). A fixed
+number of queries whatever the data: one aggregate per section, plus one query naming the
+terms the report mentions.
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import timedelta
 
-from django.db.models import Count, Max, Q
+from django.db.models import Count, Max, Q, Sum
 from django.db.models.functions import TruncDate
 from django.utils import timezone
 
@@ -39,40 +40,40 @@ def build(*, source: str = Source.MCP, days: int = 30, now=None) -> Report:
     rows = Lookup.objects.filter(source=source, at__gte=since)
     report = Report(source=source, days=days)
 
-    totals = rows.aggregate(total=Count("id"), misses=Count("id", filter=Q(found=False)))
-    report.total, report.misses_total = totals["total"], totals["misses"]
+    totals = rows.aggregate(total=Sum("count"), misses=Sum("count", filter=Q(found=False)))
+    report.total, report.misses_total = totals["total"] or 0, totals["misses"] or 0
 
     report.misses = list(
         rows.filter(found=False)
         .exclude(normalized="")
         .values("normalized")
         .annotate(
-            count=Count("id"),
+            times=Sum("count"),
             query=Max("query"),
             last=Max("at"),
             clients=Count("client_name", distinct=True),
         )
-        .order_by("-count", "normalized")[:LIMIT]
+        .order_by("-times", "normalized")[:LIMIT]
     )
     report.top_terms = list(
         rows.filter(found=True, top_kind="term")
         .values("top_result")
-        .annotate(count=Count("id"), last=Max("at"))
-        .order_by("-count", "top_result")[:LIMIT]
+        .annotate(times=Sum("count"), last=Max("at"))
+        .order_by("-times", "top_result")[:LIMIT]
     )
     report.clients = list(
         rows.values("client_name", "client_version")
         .annotate(
-            count=Count("id"),
-            misses=Count("id", filter=Q(found=False)),
+            times=Sum("count"),
+            misses=Sum("count", filter=Q(found=False), default=0),
             last=Max("at"),
         )
-        .order_by("-count", "client_name", "client_version")[:LIMIT]
+        .order_by("-times", "client_name", "client_version")[:LIMIT]
     )
     report.per_day = list(
         rows.annotate(day=TruncDate("at"))
         .values("day")
-        .annotate(count=Count("id"), misses=Count("id", filter=Q(found=False)))
+        .annotate(times=Sum("count"), misses=Sum("count", filter=Q(found=False), default=0))
         .order_by("-day")[: days + 1]
     )
     _name_terms(report)

@@ -314,7 +314,10 @@ SLOWNIK_AI_CRAWLERS = env_crawlers("SLOWNIK_AI_CRAWLERS")
 # Events wait in a per-process buffer; a background thread writes them in batches of
 # ANALYTICS_BATCH_SIZE at least every ANALYTICS_FLUSH_SECONDS (0: no thread, flush by hand).
 # Rows older than ANALYTICS_RETENTION_DAYS go with `manage.py cleanup_analytics`.
-ANALYTICS_FLUSH_SECONDS = float(os.environ.get("ANALYTICS_FLUSH_SECONDS", "5"))
+try:
+    ANALYTICS_FLUSH_SECONDS = float(os.environ.get("ANALYTICS_FLUSH_SECONDS") or 5)
+except ValueError as exc:
+    raise ImproperlyConfigured("ANALYTICS_FLUSH_SECONDS must be a number of seconds") from exc
 ANALYTICS_BATCH_SIZE = env_int("ANALYTICS_BATCH_SIZE", 500)
 ANALYTICS_BUFFER_SIZE = env_int("ANALYTICS_BUFFER_SIZE", 50_000)
 ANALYTICS_RETENTION_DAYS = env_int("ANALYTICS_RETENTION_DAYS", 90)

@@ -49,9 +49,14 @@ class _Converter(MarkdownConverter):
             bullets="-",
             escape_misc=True,
             code_language_callback=_code_language,
-            strip=["img"],  # images stay out: agents get the alt text only through the page
         )
         self.base_url, self.heading_offset = base_url, heading_offset
+
+    def convert_img(self, el, text, parent_tags):
+        src = el.get("src") or ""
+        if src:
+            el["src"] = urljoin(self.base_url, src)
+        return super().convert_img(el, text, parent_tags)
 
     def convert_hN(self, n, el, text, parent_tags):
         return super().convert_hN(min(n + self.heading_offset, 6), el, text, parent_tags)

@@ -75,14 +75,14 @@ def test_report_sections_count_terms_clients_and_days(admin_client):
                client_name="claude-code", client_version="2.0")  # fmt: skip
     lookup("x", client_name="cursor", client_version="1.0", days_ago=1)
     report = admin_client.get(REPORT).context["report"]
-    assert [(t["top_result"], t["count"], t["term"]["pk"]) for t in report.top_terms] == [
+    assert [(t["top_result"], t["times"], t["term"]["pk"]) for t in report.top_terms] == [
         ("json-rpc", 4, term.pk)
     ]
     clients = [
-        (c["client_name"], c["client_version"], c["count"], c["misses"]) for c in report.clients
+        (c["client_name"], c["client_version"], c["times"], c["misses"]) for c in report.clients
     ]
     assert clients == [("claude-code", "2.0", 4, 0), ("cursor", "1.0", 1, 1)]
-    assert [d["count"] for d in report.per_day] == [4, 1]
+    assert [d["times"] for d in report.per_day] == [4, 1]
     assert (report.total, report.misses_total) == (5, 1)
 
 

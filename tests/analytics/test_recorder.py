@@ -104,6 +104,19 @@ def test_resource_reads_are_recorded(client, terms):
     assert (miss.found, miss.error) == (False, True)
 
 
+def test_identical_lookups_of_a_batch_share_a_row(client, terms):
+    """Repeats of one lookup in one write batch are one row with their count and mean
+    latency; another query or another client is another row."""
+    for _ in range(4):
+        _modern(client, "tools/call", {"name": "get_term", "arguments": {"slug": "sse"}})
+    _modern(client, "tools/call", {"name": "get_term", "arguments": {"slug": "serwer-mcp"}})
+    _legacy(client, "tools/call", {"name": "get_term", "arguments": {"slug": "sse"}})
+    assert recorder.flush() == 6
+    rows = sorted(Lookup.objects.values_list("query", "client_name", "count"))
+    assert rows == [("serwer-mcp", "test-agent", 1), ("sse", "", 1), ("sse", "test-agent", 4)]
+    assert Lookup.objects.get(count=4).latency_ms > 0
+
+
 def test_other_methods_are_not_recorded(client, terms):
     """tools/list, ping and the like are not lookups."""
     _legacy(client, "tools/list", {})
@@ -172,7 +185,7 @@ def test_a_failing_flush_is_logged_and_dropped(client, terms, monkeypatch, caplo
     monkeypatch.setattr(Lookup.objects, "bulk_create", fail)
     with caplog.at_level(logging.ERROR, logger="analytics"):
         assert recorder.flush() == 0
-    assert "Could not write 1 analytics rows" in caplog.text
+    assert "Could not write 1 analytics events" in caplog.text
     assert not recorder.buffer
 
 
@@ -189,8 +202,9 @@ def test_replayed_calls_are_recorded(monkeypatch):
     replayed = [item for item in recorder.buffer if item[2].method is None]
     assert len(recorder.buffer) == 3 and len(replayed) == 2
     assert recorder.flush() == 3
-    rows = list(Lookup.objects.values_list("name", "query", "found", "era", "protocol_version"))
-    assert rows == [("get_term", "serwer-mcp", True, "legacy", "2025-03-26")] * 3
+    fields = ("name", "query", "found", "era", "protocol_version", "count")
+    rows = list(Lookup.objects.values_list(*fields))
+    assert rows == [("get_term", "serwer-mcp", True, "legacy", "2025-03-26", 3)]
 
 
 def test_site_searches_are_recorded(client, terms):

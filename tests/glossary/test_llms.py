@@ -27,7 +27,7 @@ HOSTILE = (
     '<script>alert(1)</script> <b onclick="x()">pogrubione</b> '
     "[zły](javascript:alert(2))\n\n"
     '## Szczegóły\n\n```json\n{"a": "<b>"}\n```\n\n'
-    "Tekst z &lt;iframe&gt; w środku."
+    "Tekst z &lt;iframe&gt; w środku. ![Schemat](/static/img/schemat.png)"
 )
 
 
@@ -87,6 +87,7 @@ def test_markdown_alternate_has_absolute_links_and_no_raw_html(client, world, ke
     assert "<script>" not in body and "onclick" not in body
     assert '```json\n{"a": "<b>"}\n```' in body  # code stays code
     assert "\\<iframe\\>" in body  # an escaped tag in text stays text
+    assert f"![Schemat]({SITE_URL}/static/img/schemat.png)" in body  # images, absolute
 
 
 def test_term_markdown_lists_related_terms_and_articles_as_markdown_links(client, world):
