@@ -21,6 +21,7 @@ import collections
 import logging
 import os
 import threading
+import time
 from datetime import UTC, datetime
 
 import orjson
@@ -65,17 +66,18 @@ class Recorder:
         """The MCP server's observer (`Server.observe`): keep the event for the next flush."""
         if event.method is not None and event.method not in RECORDED_METHODS:
             return
-        self._keep((Source.MCP, datetime.now(UTC), event))
+        self._keep((Source.MCP, time.time(), event))
 
     def record_search(self, sender, *, query, results, seconds, **kwargs) -> None:
         """`glossary.signals.site_searched`: a reader's query in the search box."""
-        self._keep((Source.SITE, datetime.now(UTC), (query, results, seconds)))
+        self._keep((Source.SITE, time.time(), (query, results, seconds)))
 
     def _keep(self, item) -> None:
         self.buffer.append(item)
         if self._pid != os.getpid():
             self._start()
-        if len(self.buffer) >= self.batch_size:
+        # is_set() first: setting an Event takes a lock, and a burst may outrun the thread.
+        if len(self.buffer) >= self.batch_size and not self._wake.is_set():
             self._wake.set()
 
     # --- the background side --------------------------------------------------------------
@@ -117,32 +119,35 @@ class Recorder:
             # Identical lookups of one batch (same query, outcome, client…: an agent repeating
             # a call, the replay answering it) become one row with their count and mean
             # latency; a replayed result's JSON is parsed once per batch, not per call.
-            groups: dict[tuple, list] = {}
+            groups: dict[tuple, list] = {}  # fields -> [first time, count, total seconds]
             memo: dict = {}
-            for item in batch:
+            for source, at, item in batch:
                 try:
-                    row = to_row(*item, memo=memo)
+                    described = describe(source, item, memo)
                 except Exception:
                     logger.exception("Could not read an analytics event; skipped")
                     continue
-                if row is None:
+                if described is None:
                     continue
-                key = tuple(getattr(row, name) for name in GROUP_FIELDS)
-                group = groups.get(key)
+                fields, seconds = described
+                group = groups.get(fields)
                 if group is None:
-                    groups[key] = [row, 1, row.latency_ms]
+                    groups[fields] = [at, 1, seconds]
                 else:
                     group[1] += 1
-                    group[2] += row.latency_ms
+                    group[2] += seconds
             if not groups:
                 continue
-            rows = []
-            for row, count, latency in groups.values():
-                row.count, row.latency_ms = count, round(latency / count, 3)
-                rows.append(row)
+            rows = [
+                Lookup(**dict(zip(GROUP_FIELDS, fields, strict=True)), count=count,
+                       at=datetime.fromtimestamp(at, UTC),
+                       latency_ms=round(total / count * 1000, 3))
+                for fields, (at, count, total) in groups.items()
+            ]  # fmt: skip
             events = sum(row.count for row in rows)
             try:
-                close_old_connections()
+                if not written:  # once per flush: a connection broken since the last one
+                    close_old_connections()
                 Lookup.objects.bulk_create(rows)
             except Exception:
                 logger.exception("Could not write %d analytics events; dropped", events)
@@ -172,37 +177,44 @@ def _client(ctx, params: dict | None) -> dict:
     return info if isinstance(info, dict) else {}
 
 
-def _replayed(event, memo: dict):
-    """(method, params, result or None, protocol version) of a replayed call's bytes; the
-    result's JSON (kilobytes) is parsed once per batch (`memo`)."""
-    message = orjson.loads(event.body)
-    result = memo.get(event.result_json)
-    if result is None:
-        result = memo[event.result_json] = orjson.loads(event.result_json)
-    version = event.protocol_version or p.DEFAULT_HTTP_VERSION
-    return message.get("method"), message.get("params") or {}, result, version
-
-
-def to_row(source: str, at: datetime, item, *, memo: dict | None = None) -> Lookup | None:
+def describe(source: str, item, memo: dict) -> tuple[tuple, float] | None:
+    """(the lookup's GROUP_FIELDS values, its seconds), or None for a call not recorded. A
+    replayed call's outcome is worked out once per batch for each distinct request and
+    result (`memo`): a burst of repeats costs a small JSON parse each, not a model's."""
     if source == Source.SITE:
-        return _search_row(at, *item)
+        query, results, seconds = item
+        return _search_fields(query, results), seconds
     event = item
-    if event.method is None:
-        method, params, result, version = _replayed(event, {} if memo is None else memo)
-        if method not in RECORDED_METHODS:
-            return None
-        error = result is None
-        ctx, transport = None, "http"
-    else:
-        method, params = event.method, event.params or {}
+    if event.method is not None:
         response = event.response or {}
-        result = response.get("result")
-        error = "error" in response
         ctx = event.ctx
-        version = getattr(ctx, "protocol_version", None) or ""
-        transport = getattr(ctx, "transport", "") or ""
-    era = getattr(ctx, "era", None) or (p.MODERN if version in p.MODERN_VERSIONS else p.LEGACY)
-    client = _client(ctx, params)
+        fields = _mcp_fields(
+            event.method, event.params or {}, response.get("result"), "error" in response,
+            getattr(ctx, "protocol_version", None) or "", getattr(ctx, "era", None),
+            getattr(ctx, "transport", "") or "", _client(ctx, event.params),
+        )  # fmt: skip
+        return (fields, event.seconds) if fields else None
+    message = orjson.loads(event.body)
+    method, params = message.get("method"), message.get("params") or {}
+    key = (method, orjson.dumps(params, option=orjson.OPT_SORT_KEYS), event.result_json,
+           event.protocol_version)  # fmt: skip
+    if key not in memo:
+        if method not in RECORDED_METHODS:
+            memo[key] = None
+        else:
+            version = event.protocol_version or p.DEFAULT_HTTP_VERSION
+            result = orjson.loads(event.result_json)
+            memo[key] = _mcp_fields(
+                method, params, result, False, version, None, "http", _client(None, params)
+            )
+    fields = memo[key]
+    return (fields, event.seconds) if fields else None
+
+
+def _mcp_fields(method, params, result, error, version, era, transport, client) -> tuple | None:
+    if method not in RECORDED_METHODS:
+        return None
+    era = era or (p.MODERN if version in p.MODERN_VERSIONS else p.LEGACY)
     if method == p.TOOLS_CALL:
         name = params.get("name", "")
         query, count, top, failed = _tool_outcome(params.get("arguments") or {}, result)
@@ -216,24 +228,13 @@ def to_row(source: str, at: datetime, item, *, memo: dict | None = None) -> Look
             if contents and query.startswith(prefix):
                 top, kind = query.removeprefix(prefix), uri_kind
     error = error or failed
-    return Lookup(
-        at=at,
-        source=Source.MCP,
-        name=_text(name, 128),
-        query=_text(query, 250),
-        normalized=normalize_query(_text(query, 250)),
-        results=count if not error else 0,
-        top_result=_text(top, 250),
-        top_kind=kind if top else "",
-        found=bool(count) and not error,
-        error=error,
-        era=era,
-        protocol_version=_text(version, 20),
-        transport=_text(transport, 8),
-        client_name=_text(client.get("name"), 100),
-        client_version=_text(client.get("version"), 50),
-        latency_ms=round(event.seconds * 1000, 3),
-    )
+    query = _text(query, 250)
+    return (
+        Source.MCP.value, _text(name, 128), query, normalize_query(query),
+        count if not error else 0, _text(top, 250), kind if top else "",
+        bool(count) and not error, error, era, _text(version, 20), _text(transport, 8),
+        _text(client.get("name"), 100), _text(client.get("version"), 50),
+    )  # fmt: skip
 
 
 def _tool_outcome(arguments: dict, result: dict | None) -> tuple[str, int, str, bool]:
@@ -257,24 +258,17 @@ def _tool_outcome(arguments: dict, result: dict | None) -> tuple[str, int, str, 
     return query, 1, "", False
 
 
-def _search_row(at: datetime, query: str, results, seconds: float) -> Lookup:
+def _search_fields(query: str, results) -> tuple:
     top = results.exact or (results.terms[0] if results.terms else None)
     if top is None and results.articles:
         top = results.articles[0]
     count = len(results.terms) + len(results.articles)
-    return Lookup(
-        at=at,
-        source=Source.SITE,
-        name="search",
-        query=_text(query, 250),
-        normalized=normalize_query(_text(query, 250)),
-        results=count,
-        top_result=_text(top.slug, 250) if top else "",
-        top_kind=top.kind if top else "",
-        found=count > 0,
-        transport="http",
-        latency_ms=round(seconds * 1000, 3),
-    )
+    query = _text(query, 250)
+    return (
+        Source.SITE.value, "search", query, normalize_query(query), count,
+        _text(top.slug, 250) if top else "", top.kind if top else "", count > 0, False,
+        "", "", "http", "", "",
+    )  # fmt: skip
 
 
 recorder = Recorder(
