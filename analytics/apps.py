@@ -8,7 +8,11 @@ class AnalyticsConfig(AppConfig):
 
     def ready(self):
         """Listen to the MCP server (its one observer hook) and to the site's search page;
-        neither knows analytics exists."""
+        neither knows analytics exists. ANALYTICS_ENABLED=0 records nothing (the reports stay)."""
+        from django.conf import settings
+
+        if not settings.ANALYTICS_ENABLED:
+            return
         from glossary.signals import site_searched
         from mcp_endpoint.core.server import get_server
 

@@ -93,6 +93,9 @@ class Recorder:
         while not self._stopping:
             self._wake.wait(self.flush_seconds)
             self._wake.clear()
+            # The thread's own connection only (never a request's, which may be inside a
+            # transaction): drop it if a database error left it unusable.
+            close_old_connections()
             self.flush()
             # Give the connection back (a pool slot, or a socket): the next flush is seconds
             # away and may never come.
@@ -146,8 +149,6 @@ class Recorder:
             ]  # fmt: skip
             events = sum(row.count for row in rows)
             try:
-                if not written:  # once per flush: a connection broken since the last one
-                    close_old_connections()
                 Lookup.objects.bulk_create(rows)
             except Exception:
                 logger.exception("Could not write %d analytics events; dropped", events)

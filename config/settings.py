@@ -314,6 +314,8 @@ SLOWNIK_AI_CRAWLERS = env_crawlers("SLOWNIK_AI_CRAWLERS")
 # Events wait in a per-process buffer; a background thread writes them in batches of
 # ANALYTICS_BATCH_SIZE at least every ANALYTICS_FLUSH_SECONDS (0: no thread, flush by hand).
 # Rows older than ANALYTICS_RETENTION_DAYS go with `manage.py cleanup_analytics`.
+# ANALYTICS_ENABLED=0 records nothing (e.g. to measure what recording costs).
+ANALYTICS_ENABLED = env_bool("ANALYTICS_ENABLED", True)
 try:
     ANALYTICS_FLUSH_SECONDS = float(os.environ.get("ANALYTICS_FLUSH_SECONDS") or 5)
 except ValueError as exc:
