@@ -241,7 +241,19 @@ def index() -> dict:
             }
         },
         "routes": _routes(),
+        # Agents: the MCP endpoint and the texts written for them (issue 14).
+        "mcp": _mcp_block(ns),
         "_links": _index_links(),
+    }
+
+
+def _mcp_block(ns: str) -> dict:
+    endpoint = f"{settings.SITE_URL}/wp-json/{ns}/mcp"
+    return {
+        "endpoint": endpoint,
+        "transport": "streamable-http",
+        "server_card": endpoint + "/server-card",
+        "llms_txt": settings.SITE_URL + reverse("glossary:llms"),
     }
 
 

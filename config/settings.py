@@ -9,6 +9,7 @@ suite) get the development default.
 """
 
 import os
+import re
 from pathlib import Path
 from urllib.parse import parse_qs, unquote, urlsplit
 
@@ -97,6 +98,8 @@ INSTALLED_APPS = [
     "mcp_endpoint",
     "drf_spectacular",
     "api",
+    # Agent and site-search analytics (analytics/): after the apps it listens to.
+    "analytics",
 ]
 
 MIDDLEWARE = [
@@ -292,6 +295,41 @@ MCP_REQUIRE_SESSION = env_bool("MCP_REQUIRE_SESSION", False)
 MCP_SSE_KEEPALIVE_SECONDS = env_int("MCP_SSE_KEEPALIVE_SECONDS", 15)
 MCP_SSE_RETRY_MS = env_int("MCP_SSE_RETRY_MS", 1000)
 MCP_SSE_MAX_SECONDS = env_int("MCP_SSE_MAX_SECONDS", 0)
+
+
+# --- Agent-ready site (glossary/llms.py; robots.txt in glossary/views.py) -----------------
+# AI crawlers' groups in robots.txt, as "UserAgent=allow|deny" pairs separated by commas
+# (e.g. "GPTBot=allow,CCBot=deny"): allow = the public site like everyone, deny = nothing.
+# Crawlers not named follow the `*` group (everything public).
+def env_crawlers(name: str, default: str = "") -> dict[str, str]:
+    rules: dict[str, str] = {}
+    for item in env_list(name, default):
+        agent, sep, rule = item.partition("=")
+        agent, rule = agent.strip(), rule.strip().lower()
+        if not sep or rule not in ("allow", "deny") or not re.fullmatch(r"[A-Za-z0-9_.-]+", agent):
+            raise ImproperlyConfigured(
+                f"{name}: {item!r} is not UserAgent=allow or UserAgent=deny "
+                "(user agent: letters, digits, '-', '_', '.')"
+            )
+        rules[agent] = rule
+    return rules
+
+
+SLOWNIK_AI_CRAWLERS = env_crawlers("SLOWNIK_AI_CRAWLERS")
+
+# --- Analytics (analytics/: agents' MCP lookups and the site's search box) ---------------
+# Events wait in a per-process buffer; a background thread writes them in batches of
+# ANALYTICS_BATCH_SIZE at least every ANALYTICS_FLUSH_SECONDS (0: no thread, flush by hand).
+# Rows older than ANALYTICS_RETENTION_DAYS go with `manage.py cleanup_analytics`.
+# ANALYTICS_ENABLED=0 records nothing (e.g. to measure what recording costs).
+ANALYTICS_ENABLED = env_bool("ANALYTICS_ENABLED", True)
+try:
+    ANALYTICS_FLUSH_SECONDS = float(os.environ.get("ANALYTICS_FLUSH_SECONDS") or 5)
+except ValueError as exc:
+    raise ImproperlyConfigured("ANALYTICS_FLUSH_SECONDS must be a number of seconds") from exc
+ANALYTICS_BATCH_SIZE = env_int("ANALYTICS_BATCH_SIZE", 500)
+ANALYTICS_BUFFER_SIZE = env_int("ANALYTICS_BUFFER_SIZE", 50_000)
+ANALYTICS_RETENTION_DAYS = env_int("ANALYTICS_RETENTION_DAYS", 90)
 
 # --- Live updates: server-sent events (django-eventstream) ------------------------------
 # Content-change events (glossary/events.py) go to stored channels, so a burst loses nothing

@@ -414,3 +414,22 @@ def article_links(*, pks: list[int], include_drafts: bool = False) -> dict[int, 
     if not pks:
         return {}
     return _group(_links_many(_article_links_many, pks, include_drafts), pks)
+
+
+# --- Whole texts for agents (/llms-full.txt: glossary/llms.py) -----------------------------
+def term_texts():
+    """Every published term with its displayed body, in Polish alphabetical order (1 query)."""
+    return (
+        Term.objects.published()
+        .order_by("sort_key", "id")
+        .only("name", "slug", "short_definition", "synonyms", "body_html", "linked_html")
+    )
+
+
+def article_texts():
+    """Every published article with its displayed body, newest first (1 query)."""
+    return (
+        Article.objects.published()
+        .order_by("-published_at", "-id")
+        .only("title", "slug", "lead", "body_html", "linked_html", "published_at")
+    )

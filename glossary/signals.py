@@ -6,7 +6,7 @@ uses them calls `events.entries_changed()` itself (the import does).
 """
 
 from django.db.models.signals import m2m_changed, post_delete, post_init, post_save
-from django.dispatch import receiver
+from django.dispatch import Signal, receiver
 
 from . import events
 from .models import Article, Term
@@ -45,3 +45,9 @@ def links_changed(sender, instance, action, model, pk_set, using=None, **kwargs)
     events.links_changed(type(instance), [instance.pk], using=using)
     if pk_set:
         events.links_changed(model, pk_set, using=using)
+
+
+# The search page answered a reader's query (glossary.views.search_view): `query`, `results`
+# (a search.SearchResults) and `seconds`. Site search analytics listen (analytics/apps.py); the
+# glossary does not know who does.
+site_searched = Signal()

@@ -15,6 +15,9 @@ urlpatterns = [
     # "kategoria" is a path segment of its own: a term slugged "kategoria" keeps its page.
     path("slownik/kategoria/<slug:slug>/", views.category_view, name="category"),
     path("slownik/<slug:slug>/", views.term_view, name="term"),
+    # Markdown alternates for agents (glossary/llms.py): slugs have no dots, so no clash.
+    path("slownik/<slug:slug>.md", views.term_markdown, name="term-markdown"),
+    path("slownik/<slug:slug>/index.html.md", views.markdown_index_html, {"route": "term"}),
     # Live updates for an open page (server-sent events; glossary/eventstream.py).
     path("slownik/<slug:slug>/zdarzenia/", entry_events, {"kind": "term"}, name="term-events"),
     path("artykuly/", views.ArticleListView.as_view(), name="articles"),
@@ -22,6 +25,8 @@ urlpatterns = [
     # "atom.xml" cannot collide with an article: slugs have no dots.
     path("artykuly/atom.xml", ArticleFeed(), name="feed"),
     path("artykuly/<slug:slug>/", views.article_view, name="article"),
+    path("artykuly/<slug:slug>.md", views.article_markdown, name="article-markdown"),
+    path("artykuly/<slug:slug>/index.html.md", views.markdown_index_html, {"route": "article"}),
     path(
         "artykuly/<slug:slug>/zdarzenia/",
         entry_events,
@@ -32,6 +37,8 @@ urlpatterns = [
     path("szukaj/podpowiedzi/", views.search_suggestions, name="search_suggest"),
     path("sitemap.xml", sitemap, {"sitemaps": SITEMAPS}, name="sitemap"),
     path("robots.txt", views.robots_txt, name="robots"),
+    path("llms.txt", views.llms_txt, name="llms"),
+    path("llms-full.txt", views.llms_full_txt, name="llms-full"),
     path("favicon.ico", views.favicon, name="favicon"),
     path("site.webmanifest", views.web_manifest, name="webmanifest"),
 ]

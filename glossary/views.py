@@ -9,6 +9,7 @@ or user tables.
 
 import logging
 import sys
+import time
 import unicodedata
 
 from django.conf import settings
@@ -24,7 +25,7 @@ from django.views.decorators.csrf import requires_csrf_token
 from django.views.decorators.http import conditional_page, require_safe
 from django.views.generic import ListView, TemplateView
 
-from . import search, selectors
+from . import llms, search, selectors, signals
 from .cache import LRU
 from .jsonld import article_jsonld, term_jsonld
 from .polish import INDEX_LETTERS, OTHER_LETTER
@@ -54,6 +55,8 @@ class HomeView(TemplateView):
             latest_articles=list(selectors.latest_articles(limit=5)),
             recent_terms=list(selectors.recently_updated_terms(limit=8)),
             canonical_url=_absolute(reverse("glossary:home")),
+            # Agents learn of the MCP endpoint from the front page too (issue 14).
+            mcp_url=_absolute(reverse("mcp_endpoint:mcp")),
             **kwargs,
         )
 
@@ -258,8 +261,14 @@ def search_view(request):
     """Results from the one search engine. A term named exactly like the query is shown first
     as a card leading to it, with everything else the query found below (no redirect: a
     reader looking for the articles about MCP still sees them)."""
+    started = time.perf_counter()
     query = clean_query(request.GET.get("q", ""))
     results = search.search(query=query, limit=SEARCH_LIMIT) if query else None
+    if results is not None:
+        seconds = time.perf_counter() - started
+        signals.site_searched.send(
+            sender=search_view, query=query, results=results, seconds=seconds
+        )
     others = results.terms if results else []
     if results is not None and results.exact is not None:
         others = [hit for hit in results.terms if hit.id != results.exact.id]
@@ -353,12 +362,93 @@ def web_manifest(request):
 @cache_control(max_age=86400, public=True)
 def robots_txt(request):
     """Crawlers and agents may read everything public; the admin is not for them, and the
-    sitemap lists every published entry."""
-    lines = [
-        "User-agent: *",
-        "Disallow: /admin/",
-        "Allow: /",
-        f"Sitemap: {_absolute(reverse('glossary:sitemap'))}",
-        "",
-    ]
+    sitemap lists every published entry. AI crawlers named in `SLOWNIK_AI_CRAWLERS` get a
+    group of their own: "allow" (the public site, as everyone) or "deny" (nothing). A named
+    group replaces the `*` group for that crawler (RFC 9309 §2.2.1), so an allowed one
+    repeats the admin rule."""
+    lines = ["User-agent: *", "Disallow: /admin/", "Allow: /", ""]
+    for agent, rule in settings.SLOWNIK_AI_CRAWLERS.items():
+        lines.append(f"User-agent: {agent}")
+        lines += ["Disallow: /"] if rule == "deny" else ["Disallow: /admin/", "Allow: /"]
+        lines.append("")
+    lines += [f"Sitemap: {_absolute(reverse('glossary:sitemap'))}", ""]
     return HttpResponse("\n".join(lines), content_type="text/plain; charset=utf-8")
+
+
+# --- The site as agents read it (glossary/llms.py) -----------------------------------------
+# Markdown alternates and the llms files, keyed by (content state, what): the conversion from
+# HTML costs milliseconds, the content state one query.
+AGENT_TEXTS = LRU(1000)
+
+
+def _agent_text(key, build) -> HttpResponse:
+    state = selectors.content_state()
+    full_key = None if state is None else (state, _absolute(""), *key)
+    content = AGENT_TEXTS.get(full_key) if full_key else None
+    if content is None:
+        content = build()
+        if content is None:
+            raise Http404("Nie ma takiego wpisu.")
+        if full_key:
+            AGENT_TEXTS.put(full_key, content)
+    return HttpResponse(content, content_type=llms.MARKDOWN_TYPE)
+
+
+def _site() -> llms.Site:
+    return llms.Site(_absolute)
+
+
+@require_safe
+def term_markdown(request, slug: str):
+    """The Markdown alternate of a published term page (3 queries, 1 when cached); drafts
+    are 404 for everyone, staff included: agents' texts show published entries only."""
+
+    def build():
+        detail = selectors.term_detail(slug=slug)
+        return None if detail is None else llms.term_markdown(detail, _site())
+
+    return _agent_text(("term", slug), build)
+
+
+@require_safe
+def article_markdown(request, slug: str):
+    """The Markdown alternate of a published article page (3 queries, 1 when cached)."""
+
+    def build():
+        detail = selectors.article_detail(slug=slug)
+        return None if detail is None else llms.article_markdown(detail, _site())
+
+    return _agent_text(("article", slug), build)
+
+
+@require_safe
+def markdown_index_html(request, route: str, slug: str):
+    """The llms.txt proposal's name for the Markdown of a path ending in `/`
+    (`/slownik/mcp/index.html.md`): a permanent redirect to ours (`/slownik/mcp.md`)."""
+    return redirect(
+        llms.markdown_url(reverse(f"glossary:{route}", kwargs={"slug": slug})), permanent=True
+    )
+
+
+@require_safe
+def llms_txt(request):
+    """/llms.txt: the site, the MCP endpoint, and every published term and article with a
+    link to its Markdown (3 queries, 1 when cached)."""
+    return _agent_text(
+        ("llms.txt",),
+        lambda: llms.llms_txt(
+            list(selectors.term_index()), list(selectors.article_list()), _site()
+        ),
+    )
+
+
+@require_safe
+def llms_full_txt(request):
+    """/llms-full.txt: the same header and the text of every published entry (3 queries, 1
+    when cached)."""
+    return _agent_text(
+        ("llms-full.txt",),
+        lambda: llms.llms_full_txt(
+            list(selectors.term_texts()), list(selectors.article_texts()), _site()
+        ),
+    )

@@ -100,3 +100,17 @@ def browser(chromium, live_server):
     chromium.url = lambda path="/": live_server.url + path
     yield chromium
     chromium.get("about:blank")
+
+
+# --- Analytics (analytics/recorder.py) -------------------------------------------------------
+@pytest.fixture(autouse=True)
+def _analytics_buffer():
+    """In-process tests flush analytics by hand: the recorder's background thread would write
+    through a connection of its own, outside each test's transaction. Every test starts with
+    an empty buffer (tests/analytics/ start a thread of their own where that is the point)."""
+    from analytics.recorder import recorder
+
+    recorder.flush_seconds = 0
+    recorder.buffer.clear()
+    yield
+    recorder.buffer.clear()

@@ -20,6 +20,7 @@ from __future__ import annotations
 import base64
 import binascii
 import logging
+import time
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -39,6 +40,7 @@ from .errors import (
     wire_error,
 )
 from .registry import Method, first_error
+from .server import CallEvent
 
 logger = logging.getLogger("mcp_endpoint")
 
@@ -69,11 +71,18 @@ class Call:
         return self.ctx.request_id
 
     def run(self) -> tuple[dict, int]:
+        started = time.perf_counter()
         try:
             result = self.dispatcher.result(self)
         except Exception as exc:
-            return wire_error(exc, self.ctx.request_id, self.ctx.era)
-        return {"jsonrpc": "2.0", "id": self.ctx.request_id, "result": result}, 200
+            answer = wire_error(exc, self.ctx.request_id, self.ctx.era)
+        else:
+            answer = {"jsonrpc": "2.0", "id": self.ctx.request_id, "result": result}, 200
+        server = self.dispatcher.server
+        if server.observers:  # analytics: Server.observe
+            elapsed = time.perf_counter() - started
+            server.observed(CallEvent(self.method.name, self.params, answer[0], self.ctx, elapsed))
+        return answer
 
 
 def _valid_id(value) -> bool:

@@ -13,7 +13,9 @@ are optional, and a server without a change feed declares no resource subscripti
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Collection, Hashable
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 from django.conf import settings
@@ -74,6 +76,26 @@ class NoChanges:
 
 NO_CHANGES = NoChanges()
 
+logger = logging.getLogger("mcp_endpoint")
+
+
+@dataclass(slots=True)
+class CallEvent:
+    """What a server's observers learn of one answered request: the method, its validated
+    params, the JSON-RPC response object sent, the request context and the time the answer
+    took. A call the WSGI replay answered (transports/fastpath.py) never reached the
+    dispatcher: it carries the request body and the result's JSON bytes instead, and the
+    protocol version its header named. Observers must treat everything here as read-only."""
+
+    method: str | None
+    params: dict | None
+    response: dict | None
+    ctx: Any
+    seconds: float
+    body: bytes | None = None
+    result_json: bytes | None = None
+    protocol_version: str | None = None
+
 
 class Server(MethodTable, Features):
     def __init__(
@@ -102,6 +124,8 @@ class Server(MethodTable, Features):
         # (resource definitions, next cursor or None).
         self._lister: Callable | None = None
         self._lister_cacheable = False
+        # Callables told of every answered request (`observe`): analytics, off the hot path.
+        self.observers: list[Callable[[CallEvent], None]] = []
         if builtins:
             self.include_methods(BUILTINS)
 
@@ -195,6 +219,29 @@ class Server(MethodTable, Features):
             found = self.find_resource(params["uri"])
             return found is not None and found[0].cacheable
         return self._lister_cacheable and all(r.cacheable for r in self.resources.values())
+
+    # --- observers ------------------------------------------------------------------------
+    def observe(self, observer: Callable[[CallEvent], None]) -> Callable[[CallEvent], None]:
+        """Tell `observer` of every answered request from now on. It runs on the request's
+        thread, after the answer is built: it must be cheap (append to a buffer) and it can
+        never fail the call (its exceptions are logged)."""
+        if observer not in self.observers:
+            self.observers.append(observer)
+        return observer
+
+    def observed(self, event: CallEvent) -> None:
+        for observer in self.observers:
+            try:
+                observer(event)
+            except Exception:
+                logger.exception("MCP observer %r failed; the call was answered", observer)
+
+    def replayed(self, body: bytes, result_json: bytes, protocol_version, seconds: float):
+        """A call the WSGI replay answered from stored bytes (transports/fastpath.py)."""
+        if self.observers:
+            self.observed(
+                CallEvent(None, None, None, None, seconds, body, result_json, protocol_version)
+            )
 
 
 _servers: dict[str, Server] = {}

@@ -18,6 +18,7 @@ the full path validated and answered from its cache.
 """
 
 import io
+import time
 
 import orjson
 from django.conf import settings
@@ -85,7 +86,9 @@ def _body(request_id, result: bytes) -> bytes:
 
 def serve(environ, start_response, handler):
     """Answer the POST from a stored reply, or through `handler` (Django), learning from it."""
-    cache = get_server().result_cache
+    started = time.perf_counter()
+    server = get_server()
+    cache = server.result_cache
     if cache is None or not cache.enabled() or not _eligible(environ):
         return handler(environ, start_response)
     request = _Request(environ)
@@ -104,6 +107,13 @@ def serve(environ, start_response, handler):
     status, headers, result = stored
     body = _body(request.id, result)
     start_response(status, [*headers, ("Content-Length", str(len(body)))])
+    # Analytics: the replayed call is recorded like one the dispatcher answered.
+    server.replayed(
+        request.body,
+        result,
+        environ.get("HTTP_MCP_PROTOCOL_VERSION"),
+        time.perf_counter() - started,
+    )
     return [body]
 
 

@@ -15,7 +15,7 @@ import pytest
 
 from tests.processes import ROOT
 
-PRODUCT_PACKAGES = ("mcp_endpoint", "glossary", "config", "api")
+PRODUCT_PACKAGES = ("mcp_endpoint", "glossary", "config", "api", "analytics")
 
 
 def module_name(path: Path) -> str:
@@ -71,7 +71,7 @@ RULES = [
         "mcp_endpoint.core",
         ("mcp_endpoint.transports", "mcp_endpoint.features", "mcp_endpoint.models",
          "mcp_endpoint.urls", "mcp_endpoint.management", "glossary",
-         "django_eventstream", "tests"),
+         "django_eventstream", "analytics", "tests"),
         "the protocol core imports neither the transports nor the glossary",
     ),
     (
@@ -86,8 +86,13 @@ RULES = [
          "mcp_endpoint.management", "tests"),
         "the glossary's features know the protocol, not how it travels",
     ),
-    ("glossary", ("mcp_endpoint", "api", "tests"),
+    ("glossary", ("mcp_endpoint", "api", "analytics", "tests"),
      "mcp_endpoint and api import glossary, never the reverse"),
+    ("mcp_endpoint", ("analytics",),
+     "analytics observes the MCP server (Server.observe); the server never knows it"),
+    ("api", ("analytics",), "analytics is a leaf: nothing in the product imports it"),
+    ("analytics", ("api", "mcp_endpoint.transports", "mcp_endpoint.features", "tests"),
+     "analytics reads the core's protocol names and the glossary's search folding only"),
     ("api", ("mcp_endpoint", "tests"),
      "the REST API and the MCP endpoint are siblings over the same glossary reads and writes"),
     ("config", ("tests",), "the product never imports the test suite"),

@@ -1,0 +1,105 @@
+"""The editors' report, as plain reads (the admin view only renders them): what was asked and
+not found (grouped by the folded query), the most requested terms, lookups per client and per
+day, for one source (agents over MCP, or the site's search box) over the last `days` days.
+Counts are sums of `Lookup.count` (identical lookups of one write batch share a row). A fixed
+number of queries whatever the data: one aggregate per section, plus one query naming the
+terms the report mentions.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import timedelta
+
+from django.db.models import Count, Max, Q, Sum
+from django.db.models.functions import TruncDate
+from django.utils import timezone
+
+from glossary.models import Term
+from glossary.polish import polish_slugify
+
+from .models import Lookup, Source
+
+LIMIT = 50
+
+
+@dataclass
+class Report:
+    source: str
+    days: int
+    total: int = 0
+    misses_total: int = 0
+    misses: list[dict] = field(default_factory=list)
+    top_terms: list[dict] = field(default_factory=list)
+    clients: list[dict] = field(default_factory=list)
+    per_day: list[dict] = field(default_factory=list)
+
+
+def build(*, source: str = Source.MCP, days: int = 30, now=None) -> Report:
+    since = (now or timezone.now()) - timedelta(days=days)
+    rows = Lookup.objects.filter(source=source, at__gte=since)
+    report = Report(source=source, days=days)
+
+    totals = rows.aggregate(total=Sum("count"), misses=Sum("count", filter=Q(found=False)))
+    report.total, report.misses_total = totals["total"] or 0, totals["misses"] or 0
+
+    report.misses = list(
+        rows.filter(found=False)
+        .exclude(normalized="")
+        .values("normalized")
+        .annotate(
+            times=Sum("count"),
+            query=Max("query"),
+            last=Max("at"),
+            clients=Count("client_name", distinct=True),
+        )
+        .order_by("-times", "normalized")[:LIMIT]
+    )
+    report.top_terms = list(
+        rows.filter(found=True, top_kind="term")
+        .values("top_result")
+        .annotate(times=Sum("count"), last=Max("at"))
+        .order_by("-times", "top_result")[:LIMIT]
+    )
+    report.clients = list(
+        rows.values("client_name", "client_version")
+        .annotate(
+            times=Sum("count"),
+            misses=Sum("count", filter=Q(found=False), default=0),
+            last=Max("at"),
+        )
+        .order_by("-times", "client_name", "client_version")[:LIMIT]
+    )
+    report.per_day = list(
+        rows.annotate(day=TruncDate("at"))
+        .values("day")
+        .annotate(times=Sum("count"), misses=Sum("count", filter=Q(found=False), default=0))
+        .order_by("-day")[: days + 1]
+    )
+    _name_terms(report)
+    return report
+
+
+def _name_terms(report: Report) -> None:
+    """One query for the terms the report names: the most requested ones (their names) and
+    those a missed query would be (a term with that slug exists now: an editor created it)."""
+    for miss in report.misses:
+        miss["slug"] = polish_slugify(miss["query"])[:250]
+    slugs = {t["top_result"] for t in report.top_terms} | {m["slug"] for m in report.misses}
+    slugs.discard("")
+    terms = {}
+    if slugs:
+        terms = {
+            t["slug"]: t for t in Term.objects.filter(slug__in=slugs).values("pk", "slug", "name")
+        }
+    for item in report.top_terms:
+        item["term"] = terms.get(item["top_result"])
+    for miss in report.misses:
+        miss["term"] = terms.get(miss["slug"])
+
+
+def delete_older_than(*, days: int, now=None) -> int:
+    """Delete rows older than `days` days; returns how many (retention)."""
+    before = (now or timezone.now()) - timedelta(days=days)
+    deleted, _ = Lookup.objects.filter(at__lt=before).delete()
+    return deleted
