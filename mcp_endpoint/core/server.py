@@ -83,7 +83,8 @@ class Server(MethodTable, Features):
         title: str = "",
         version: str = "0.0.0",
         description: str = "",
-        website_url: str = "",
+        # A string, or a callable giving it when asked (an address the content store keeps).
+        website_url: str | Callable[[], str] = "",
         instructions: str = "",
         builtins: bool = True,
         cache_ttl_ms: int | None = None,
@@ -115,8 +116,9 @@ class Server(MethodTable, Features):
         info = {"name": self.name, "title": self.title, "version": self.version}
         if self.description:
             info["description"] = self.description
-        if self.website_url:
-            info["websiteUrl"] = self.website_url
+        website = self.website_url() if callable(self.website_url) else self.website_url
+        if website:
+            info["websiteUrl"] = website
         return info
 
     def capabilities(self, *, push: bool) -> dict:

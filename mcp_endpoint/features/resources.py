@@ -12,6 +12,7 @@ from datetime import datetime
 from django.db.models import Q
 
 from glossary import search, selectors
+from glossary.site import site_url
 
 from ..core.errors import InvalidParams
 from ..core.pagination import make_cursor, read_cursor
@@ -36,7 +37,7 @@ def read_term(slug: str, ctx) -> dict | None:
     return {
         "uri": TERM_URI + slug,
         "mimeType": MARKDOWN,
-        "text": term_markdown(term_data(detail, ctx.base_url)),
+        "text": term_markdown(term_data(detail, site_url())),
     }
 
 
@@ -47,7 +48,7 @@ def read_article(slug: str, ctx) -> dict | None:
     return {
         "uri": ARTICLE_URI + slug,
         "mimeType": MARKDOWN,
-        "text": article_markdown(article_data(detail, ctx.base_url)),
+        "text": article_markdown(article_data(detail, site_url())),
     }
 
 

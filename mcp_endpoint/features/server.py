@@ -9,6 +9,8 @@ fixtures without touching this instance.
 
 from django.conf import settings
 
+from glossary.site import site_url
+
 from ..core.server import Server
 from . import prompts, resources, tools
 from .cache import ContentResultCache
@@ -43,7 +45,7 @@ def build_server() -> Server:
         title=settings.MCP_SERVER_TITLE,
         version=settings.MCP_SERVER_VERSION,
         description="Polski słownik pojęć technicznych: definicje, powiązania i artykuły.",
-        website_url=settings.SITE_URL + "/",
+        website_url=lambda: site_url() + "/",  # read when asked: stored in the database
         instructions=INSTRUCTIONS,
         cache_ttl_ms=CACHE_TTL_MS,
         cache_scope="public",

@@ -12,6 +12,7 @@ from django.conf import settings
 
 from glossary import search, selectors
 from glossary.polish import INDEX_LETTERS, OTHER_LETTER
+from glossary.site import site_url
 
 from ..core.errors import InvalidParams
 from ..core.pagination import make_cursor, read_cursor
@@ -132,7 +133,7 @@ def search_term(arguments: dict, ctx) -> ToolResult:
             "name": h.title,
             "slug": h.slug,
             "shortDefinition": h.summary,
-            "url": term_url(ctx.base_url, h.slug),
+            "url": term_url(site_url(), h.slug),
             "score": h.score,
         }
         for h in hits
@@ -172,7 +173,7 @@ def get_term(arguments: dict, ctx) -> ToolResult:
             else "Call search_term to find the right slug."
         )
         return ToolResult.error(f"No published term with slug {slug!r}. {hint}")
-    data = term_data(detail, ctx.base_url)
+    data = term_data(detail, site_url())
     return ToolResult(term_markdown(data), data)
 
 
@@ -224,7 +225,7 @@ def list_terms(arguments: dict, ctx) -> ToolResult:
                 "name": r["name"],
                 "slug": r["slug"],
                 "shortDefinition": r["short_definition"],
-                "url": term_url(ctx.base_url, r["slug"]),
+                "url": term_url(site_url(), r["slug"]),
             }
             for r in page
         ]
@@ -261,7 +262,7 @@ def search_articles(arguments: dict, ctx) -> ToolResult:
             "title": h.title,
             "slug": h.slug,
             "lead": h.summary,
-            "url": article_url(ctx.base_url, h.slug),
+            "url": article_url(site_url(), h.slug),
         }
         for h in hits
     ]
@@ -294,5 +295,5 @@ def get_article(arguments: dict, ctx) -> ToolResult:
             else "Call search_articles to find the right slug."
         )
         return ToolResult.error(f"No published article with slug {slug!r}. {hint}")
-    data = article_data(detail, ctx.base_url)
+    data = article_data(detail, site_url())
     return ToolResult(article_markdown(data), data)
