@@ -186,6 +186,11 @@ def term_index(*, letter: str | None = None, category: str | None = None):
     return qs.order_by("sort_key", "id").values(*TERM_CARD_FIELDS, "sort_key")
 
 
+def categories() -> list[tuple[str, str]]:
+    """Every category as (slug, name), by name (1 query): the set a filter may name."""
+    return list(Category.objects.order_by("name").values_list("slug", "name"))
+
+
 def term_page(
     *,
     letter: str | None = None,

@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable, Collection, Hashable
 from typing import Any, Protocol
 
+import orjson
 from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
 from django.utils.module_loading import import_string
@@ -89,12 +90,16 @@ class Server(MethodTable, Features):
         builtins: bool = True,
         cache_ttl_ms: int | None = None,
         cache_scope: str = "public",
+        # (tool, jsonschema ValidationError) -> the text of the isError result, for a server
+        # that speaks its content's language; by default an English one.
+        invalid_arguments: Callable | None = None,
     ) -> None:
         MethodTable.__init__(self)
         Features.__init__(self)
         self.name, self.title, self.version = name, title, version
         self.description, self.website_url = description, website_url
         self.instructions = instructions
+        self._invalid_arguments = invalid_arguments
         # Freshness hint on modern results of methods registered with `cache_hints`.
         self.cache_ttl_ms, self.cache_scope = cache_ttl_ms, cache_scope
         self.result_cache: ResultCache | None = None
@@ -105,6 +110,19 @@ class Server(MethodTable, Features):
         self._lister_cacheable = False
         if builtins:
             self.include_methods(BUILTINS)
+
+    def invalid_arguments(self, tool, error) -> str:
+        """What a model reads when `tools/call` arguments fail the tool's input schema: where,
+        what is wrong, and the expected schema as JSON (never a Python repr)."""
+        if self._invalid_arguments is not None:
+            return self._invalid_arguments(tool, error)
+        where = ".".join(str(part) for part in error.absolute_path)
+        message = error.message if len(error.message) <= 300 else error.message[:300] + "…"
+        schema = orjson.dumps(tool.input_schema).decode()
+        return (
+            f"Invalid arguments for {tool.name}: {where + ': ' if where else ''}{message}. "
+            f"Expected input schema: {schema}"
+        )
 
     def __repr__(self) -> str:
         return f"<Server {self.name!r}: {len(self.methods)} methods, {len(self.tools)} tools>"
