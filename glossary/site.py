@@ -62,6 +62,8 @@ def _loopback(host: str) -> bool:
 def url_for(domain: str) -> str:
     """The canonical origin for a stored domain ("slownik.example" -> https://slownik.example,
     "127.0.0.1:8000" -> http://127.0.0.1:8000)."""
+    if "://" in domain:  # typed into the admin's Site form as an origin: take it as such
+        return domain.strip().rstrip("/")
     host, port = _host_and_port(domain.strip())
     if port == "443":
         return f"https://{domain.strip().removesuffix(':443')}"

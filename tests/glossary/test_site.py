@@ -33,6 +33,11 @@ def test_domain_and_origin_round_trip(domain, url):
     assert site.domain_for(url) == domain
 
 
+def test_an_origin_typed_into_the_admin_is_taken_as_it_is():
+    """The admin's Site form takes any text; an origin typed there is used unchanged."""
+    assert site.url_for("https://slownik.example/") == "https://slownik.example"
+
+
 @pytest.mark.parametrize(
     "url",
     [
