@@ -43,6 +43,8 @@ run: demo
 	@echo "  MCP endpoint: http://$(HOST):$(PORT)/wp-json/webflux/v1/mcp"
 	@echo "  No admin account yet? In another terminal: make superuser"
 	@echo
+	@# The canonical address lives in the database (glossary/site.py): follow HOST/PORT.
+	$(PY) manage.py site_url $${SITE_URL:-http://$(HOST):$(PORT)} >/dev/null
 	DEBUG=$${DEBUG:-1} SITE_URL=$${SITE_URL:-http://$(HOST):$(PORT)} \
 	MCP_ALLOWED_ORIGINS=$${MCP_ALLOWED_ORIGINS:-http://$(HOST):$(PORT),http://localhost:$(PORT)} \
 	$(VENV)/bin/uvicorn config.asgi:application --host $(HOST) --port $(PORT) --no-access-log --lifespan off

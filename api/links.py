@@ -1,9 +1,9 @@
 """Addresses and HAL links in the subset WordPress uses (`_links`, `_embedded`).
 
-URLs are absolute on `SITE_URL`, like every other URL the site hands out (feeds, MCP results),
-so an answer does not depend on which Host the request used. Paths come from `reverse()`
-once per process (`_paths`); building hundreds of links per list with `reverse()` each time
-would cost more than the query that read the rows.
+URLs are absolute on the site's canonical address (glossary/site.py), like every other URL the
+site hands out (feeds, MCP results), so an answer does not depend on which Host the request
+used. Paths come from `reverse()` once per process (`_paths`); building hundreds of links per
+list with `reverse()` each time would cost more than the query that read the rows.
 
 Relations (the WordPress ones by their CURIE `wp:`, ours by `webflux:`):
 - every object: `self`, `collection`, `about` (its type, /types/<type>);
@@ -20,8 +20,9 @@ link, in `context=embed`), from the same rows the detail read fetched. `version-
 from functools import cache
 from html import escape
 
-from django.conf import settings
 from django.urls import NoReverseMatch, reverse
+
+from glossary.site import site_url
 
 CURIES = [
     {"name": "wp", "href": "https://api.w.org/{rel}", "templated": True},
@@ -63,8 +64,8 @@ def _optional_page(name: str, placeholder: str):
 
 @cache
 def _bases(site: str) -> dict:
-    """Absolute prefixes for `site` (SITE_URL), computed once: a list builds several links
-    per object, hundreds per page. What it returns is shared: never mutated."""
+    """Absolute prefixes for `site` (the canonical address), computed once: a list builds
+    several links per object, hundreds per page. What it returns is shared: never mutated."""
     paths = _paths()
     ns = site + paths["namespace"]
     pages = {}
@@ -86,21 +87,21 @@ def _bases(site: str) -> dict:
 
 
 def api_root() -> str:
-    return _bases(settings.SITE_URL)["root"]
+    return _bases(site_url())["root"]
 
 
 def namespace_url() -> str:
-    return _bases(settings.SITE_URL)["ns"]
+    return _bases(site_url())["ns"]
 
 
 def page(kind: str, slug: str) -> str:
     """The public page of an entry (what `link` holds)."""
-    prefix, suffix, with_slug = _bases(settings.SITE_URL)["pages"][kind]
+    prefix, suffix, with_slug = _bases(site_url())["pages"][kind]
     return prefix + slug + suffix if with_slug else prefix
 
 
 def route(kind: str) -> str:
-    return _bases(settings.SITE_URL)["route"][kind]
+    return _bases(site_url())["route"][kind]
 
 
 REST_BASE = {"term": "terms", "article": "articles", "category": "categories", "series": "series"}
@@ -108,7 +109,7 @@ TYPES = ("term", "article")
 
 
 def entry_links(kind: str, pk: int) -> dict:
-    bases = _bases(settings.SITE_URL)
+    bases = _bases(site_url())
     ns = bases["ns"]
     base = bases["route"][kind]
     links = {
@@ -120,7 +121,7 @@ def entry_links(kind: str, pk: int) -> dict:
         revisions = _paths()[f"{kind}_revisions"]
         if revisions is not None:
             links["version-history"] = [
-                {"href": settings.SITE_URL + revisions[0] + str(pk) + revisions[1]}
+                {"href": site_url() + revisions[0] + str(pk) + revisions[1]}
             ]
     if kind == "term":
         links["wp:term"] = [
@@ -151,7 +152,7 @@ def excerpt_html(text: str) -> str:
 def embed_link(link) -> dict:
     """A linked entry in `context=embed`: enough to show a card and follow `self`."""
     kind = link.kind
-    bases = _bases(settings.SITE_URL)
+    bases = _bases(site_url())
     base = bases["route"][kind]
     prefix, suffix, with_slug = bases["pages"][kind]
     url = prefix + link.slug + suffix if with_slug else prefix

@@ -13,9 +13,10 @@ so the two never disagree and term pages served from the page cache carry it too
 import re
 
 import orjson
-from django.conf import settings
 from django.core.exceptions import DisallowedHost
 from django.http import HttpResponse
+
+from glossary.site import site_url
 
 from . import links
 
@@ -59,7 +60,7 @@ class ApiDiscoveryMiddleware:
         values = [f'<{links.api_root()}>; rel="https://api.w.org/"']
         if not response.streaming:
             found = _ALTERNATE.search(response.content[:_HEAD_BYTES])
-            if found and found[1].decode().startswith(settings.SITE_URL):
+            if found and found[1].decode().startswith(site_url()):
                 values.append(f'<{found[1].decode()}>; rel="alternate"; type="application/json"')
         existing = response.get("Link")
         response["Link"] = ", ".join([existing, *values] if existing else values)

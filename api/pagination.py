@@ -7,9 +7,10 @@ rows than `per_page` is the whole collection (a `?slug=` lookup is one query, no
 
 import math
 
-from django.conf import settings
 from rest_framework.pagination import BasePagination
 from rest_framework.response import Response
+
+from glossary.site import site_url
 
 from .exceptions import RestError
 
@@ -57,7 +58,7 @@ class WordPressPagination(BasePagination):
         query = self.request.query_params.copy()
         query.pop("offset", None)
         query["page"] = str(page)
-        return f"{settings.SITE_URL}{self.request.path}?{query.urlencode()}"
+        return f"{site_url()}{self.request.path}?{query.urlencode()}"
 
     def get_paginated_response_schema(self, schema):
         return schema

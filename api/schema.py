@@ -18,6 +18,8 @@ from django.urls import reverse
 from django.utils import timezone
 from drf_spectacular.extensions import OpenApiAuthenticationExtension
 
+from glossary.site import site_url
+
 from . import links
 
 _LOCK = threading.Lock()
@@ -54,7 +56,7 @@ class ApplicationPasswordScheme(OpenApiAuthenticationExtension):
 def postprocess(result, generator, request, public):
     """drf-spectacular hook: where the API lives, what its relations mean, and paths as
     WordPress writes them (no trailing slash; both forms are served)."""
-    result["servers"] = [{"url": settings.SITE_URL}]
+    result["servers"] = [{"url": site_url()}]
     result["paths"] = {
         (path.rstrip("/") or "/"): operations for path, operations in result["paths"].items()
     }
@@ -68,12 +70,13 @@ def postprocess(result, generator, request, public):
 
 
 def openapi() -> dict:
+    key = ("openapi", site_url())  # `servers` names the site's address
     with _LOCK:
-        if "openapi" not in _CACHE:
+        if key not in _CACHE:
             from drf_spectacular.generators import SchemaGenerator
 
-            _CACHE["openapi"] = SchemaGenerator().get_schema(request=None, public=True)
-        return _CACHE["openapi"]
+            _CACHE[key] = SchemaGenerator().get_schema(request=None, public=True)
+        return _CACHE[key]
 
 
 def _resolve(doc: dict, node):
@@ -138,9 +141,11 @@ def _route_key(path: str) -> str:
 
 
 def _routes() -> dict:
+    base = site_url()
+    key = ("routes", base)
     with _LOCK:
-        if "routes" in _CACHE:
-            return _CACHE["routes"]
+        if key in _CACHE:
+            return _CACHE[key]
     doc = openapi()
     ns = settings.MCP_NAMESPACE.strip("/")
     routes = {
@@ -177,7 +182,7 @@ def _routes() -> dict:
             "endpoints": endpoints,
         }
         if "{" not in path:
-            route["_links"] = {"self": [{"href": settings.SITE_URL + path}]}
+            route["_links"] = {"self": [{"href": base + path}]}
         routes[key] = route
     # The MCP endpoint (mcp_endpoint/): JSON-RPC over Streamable HTTP, described by MCP itself.
     mcp = f"/{ns}/mcp"
@@ -185,10 +190,10 @@ def _routes() -> dict:
         "namespace": ns,
         "methods": ["POST", "GET", "DELETE"],
         "endpoints": [{"methods": ["POST", "GET", "DELETE"], "args": {}}],
-        "_links": {"self": [{"href": f"{settings.SITE_URL}/wp-json{mcp}"}]},
+        "_links": {"self": [{"href": f"{base}/wp-json{mcp}"}]},
     }
     with _LOCK:
-        _CACHE["routes"] = routes
+        _CACHE[key] = routes
     return routes
 
 
@@ -227,16 +232,15 @@ def index() -> dict:
     return {
         "name": settings.SITE_NAME,
         "description": "Polski słownik pojęć technicznych z REST API i serwerem MCP dla agentów.",
-        "url": settings.SITE_URL,
-        "home": settings.SITE_URL,
+        "url": site_url(),
+        "home": site_url(),
         "gmt_offset": offset.total_seconds() / 3600 if offset else 0,
         "timezone_string": settings.TIME_ZONE,
         "namespaces": [ns],
         "authentication": {
             "application-passwords": {
                 "endpoints": {
-                    "authorization": settings.SITE_URL
-                    + reverse("admin:api_applicationpassword_add")
+                    "authorization": site_url() + reverse("admin:api_applicationpassword_add")
                 }
             }
         },

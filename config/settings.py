@@ -76,9 +76,13 @@ if not SECRET_KEY:
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", "127.0.0.1,localhost,[::1],testserver")
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS")
 
-# The public address of the site, used in canonical links, JSON-LD and MCP results
-# (agents need absolute URLs; a request's Host is not available over stdio).
+# The public address of the site (canonical links, feeds, sitemap, REST links, MCP results)
+# lives in the database, django.contrib.sites' row SITE_ID, so that every process of a
+# deployment — web workers and an agent's stdio server alike — uses the same one
+# (glossary/site.py). SITE_URL is what `migrate` gives a new site; `manage.py site_url URL`
+# (or the admin's "Strony") changes it afterwards.
 SITE_URL = os.environ.get("SITE_URL", "http://127.0.0.1:8000").rstrip("/")
+SITE_ID = 1
 SITE_NAME = os.environ.get("SITE_NAME", "Słownik")
 
 INSTALLED_APPS = [
@@ -87,6 +91,7 @@ INSTALLED_APPS = [
     "django.contrib.contenttypes",
     "django.contrib.sessions",
     "django.contrib.messages",
+    "django.contrib.sites",
     "whitenoise.runserver_nostatic",
     "django.contrib.staticfiles",
     "django.contrib.sitemaps",

@@ -8,6 +8,17 @@ class GlossaryConfig(AppConfig):
 
     def ready(self):
         import reversion
+        from django.apps import apps
+        from django.contrib.sites.models import Site
+        from django.db.models.signals import post_delete, post_migrate, post_save
+
+        from . import site
+
+        # The canonical address (glossary/site.py): a new site gets SITE_URL, after
+        # django.contrib.sites has created its placeholder; a changed one is read again.
+        post_migrate.connect(site.ensure_site, sender=apps.get_app_config("sites"))
+        post_save.connect(site.site_changed, sender=Site)
+        post_delete.connect(site.site_changed, sender=Site)
 
         # Content-change events for live pages and MCP subscriptions (glossary/events.py).
         from . import signals  # noqa: F401

@@ -1,5 +1,7 @@
 from django.conf import settings
 
+from .site import site_url
+
 
 def site(request):
-    return {"SITE_NAME": settings.SITE_NAME, "SITE_URL": settings.SITE_URL}
+    return {"SITE_NAME": settings.SITE_NAME, "SITE_URL": site_url()}

@@ -6,6 +6,7 @@ from django.urls import reverse
 from django.utils.feedgenerator import Atom1Feed
 
 from . import selectors
+from .site import site_url
 
 FEED_SIZE = 20
 
@@ -23,13 +24,13 @@ class ArticleFeed(Feed):
     def author_name(self):
         return settings.SITE_NAME
 
-    # Absolute links on SITE_URL (the framework leaves absolute URLs alone), not on the Host
-    # header of whoever fetched the feed.
+    # Absolute links on the canonical address (the framework leaves absolute URLs alone), not
+    # on the Host header of whoever fetched the feed.
     def link(self):
-        return settings.SITE_URL + reverse("glossary:articles")
+        return site_url() + reverse("glossary:articles")
 
     def feed_url(self):
-        return settings.SITE_URL + reverse("glossary:feed")
+        return site_url() + reverse("glossary:feed")
 
     def items(self):
         return selectors.latest_articles(limit=FEED_SIZE)
@@ -41,7 +42,7 @@ class ArticleFeed(Feed):
         return item.lead
 
     def item_link(self, item):
-        return settings.SITE_URL + item.get_absolute_url()
+        return site_url() + item.get_absolute_url()
 
     def item_pubdate(self, item):
         return item.published_at

@@ -1,16 +1,17 @@
 """schema.org JSON-LD for the reader pages: a term is a `DefinedTerm` in the glossary's
 `DefinedTermSet`, an article an `Article` about the terms it uses. Built from the selectors'
-details with absolute URLs on `SITE_URL`; the template filter `jsonld` (templatetags) writes
-it into the page safely."""
+details with absolute URLs on the canonical address (glossary/site.py); the template filter
+`jsonld` (templatetags) writes it into the page safely."""
 
 from django.conf import settings
 from django.urls import reverse
 
 from .selectors import ArticleDetail, TermDetail
+from .site import site_url
 
 
 def _absolute(path: str) -> str:
-    return settings.SITE_URL + path
+    return site_url() + path
 
 
 def term_jsonld(detail: TermDetail) -> dict:
@@ -54,7 +55,7 @@ def article_jsonld(detail: ArticleDetail) -> dict:
         "publisher": {
             "@type": "Organization",
             "name": settings.SITE_NAME,
-            "url": settings.SITE_URL,
+            "url": site_url(),
         },
         "about": [
             {

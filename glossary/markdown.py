@@ -106,3 +106,102 @@ def render_markdown(source: str) -> str:
     if not source:
         return ""
     return sanitize_html(_md.render(source))
+
+
+# --- Markdown for agents (MCP tools, resources, prompts) -----------------------------------
+# An agent reads the editor's Markdown itself, not the page's HTML, so two things the page
+# settles in HTML must be settled in the Markdown too: raw HTML (the page keeps only what the
+# sanitizer allows; a model must not get `<script>` or a `javascript:` link either) and
+# relative links (an agent has no page to resolve them against).
+_INLINE_LINK = re.compile(r"(\]\()(/(?!/)[^\s)]*)")
+_REFERENCE = re.compile(r"^( {0,3}\[[^\]\n]+\]:[ \t]*)(/(?!/)\S*)", re.MULTILINE)
+_CODE = {"code_inline", "code_block", "fence"}
+
+
+def _plain(tokens) -> bool:
+    """True when the text has no raw HTML, no link or image other than absolute http(s),
+    mailto or a site path, and no code that the link rewriting below could touch."""
+    for token in tokens:
+        if token.type in ("html_block", "html_inline"):
+            return False
+        if token.type in (*_CODE, "text") and ("](" in token.content or "]:" in token.content):
+            return False  # code the rewriting could touch, or link syntax the parser refused
+        if token.type in ("link_open", "image"):
+            url = token.attrGet("href" if token.type == "link_open" else "src") or ""
+            safe = url.startswith(("http://", "https://", "mailto:"))
+            if not safe and not (url.startswith("/") and not url.startswith("//")):
+                return False
+        if token.children and not _plain(token.children):
+            return False
+    return True
+
+
+class _AgentConverter:
+    """markdownify over the page's sanitized HTML, with the page's heading levels given
+    back (`#` for the page's <h2>), absolute URLs, and no text that reads as a tag."""
+
+    _class = None
+
+    @classmethod
+    def get(cls):
+        if cls._class is None:
+            from markdownify import MarkdownConverter
+
+            class Converter(MarkdownConverter):
+                def escape(self, text, parent_tags):
+                    text = super().escape(text, parent_tags)
+                    # Text that would read as a tag or a link (`[x](javascript:…)` the parser
+                    # refused) stays text.
+                    return text.replace("<", r"\<").replace("[", r"\[").replace("]", r"\]")
+
+                def convert_hN(self, n, el, text, parent_tags):
+                    return super().convert_hN(n - 1, el, text, parent_tags)
+
+                def convert_a(self, el, text, parent_tags):
+                    href = el.get("href") or ""
+                    if href.startswith("#") or not href:  # footnote jumps: page-only
+                        del el["href"]
+                    else:
+                        el["href"] = _absolute(href, self.options["site"])
+                    return super().convert_a(el, text, parent_tags)
+
+                def convert_img(self, el, text, parent_tags):
+                    if el.get("src"):
+                        el["src"] = _absolute(el["src"], self.options["site"])
+                    return super().convert_img(el, text, parent_tags)
+
+            cls._class = Converter
+        return cls._class
+
+
+def _code_language(el) -> str:
+    code = el.find("code")
+    classes = code.get("class", []) if code is not None else []
+    return next((c.removeprefix("language-") for c in classes if c.startswith("language-")), "")
+
+
+def _absolute(url: str, site: str) -> str:
+    from urllib.parse import urljoin
+
+    return urljoin(site + "/", url)
+
+
+def markdown_for_agents(source: str, *, site: str) -> str:
+    """Editor Markdown as an agent should read it: every link absolute on `site`, and no raw
+    HTML. Text without HTML or odd links (nearly all) is returned as written, with site paths
+    (`](/slownik/sse/)`) made absolute; anything else is rebuilt from the HTML the page
+    shows (`render_markdown`: the same sanitizer), so an agent never sees what a reader
+    cannot (no `<script>`, no `javascript:` link, no event handler)."""
+    if not source:
+        return ""
+    if _plain(_md.parse(source)):
+        text = _INLINE_LINK.sub(lambda m: m[1] + site + m[2], source)
+        return _REFERENCE.sub(lambda m: m[1] + site + m[2], text)
+    converter = _AgentConverter.get()(
+        site=site,
+        heading_style="ATX",
+        bullets="-",
+        escape_underscores=False,
+        code_language_callback=_code_language,
+    )
+    return converter.convert(render_markdown(source)).strip()

@@ -10,11 +10,13 @@ siblings), sorted in Python. Callers (and tests) rely on these counts.
 from dataclasses import dataclass, field
 from datetime import datetime
 
+from django.conf import settings
 from django.db import DEFAULT_DB_ALIAS, connections
 from django.db.models import CharField, F, IntegerField, Value
 from django.db.models.functions import Cast
 from django.utils import timezone
 
+from . import site
 from .models import Article, Category, Series, Status, Term
 from .polish import INDEX_LETTERS, OTHER_LETTER
 from .prepared import Prepared
@@ -184,6 +186,11 @@ def term_index(*, letter: str | None = None, category: str | None = None):
     return qs.order_by("sort_key", "id").values(*TERM_CARD_FIELDS, "sort_key")
 
 
+def categories() -> list[tuple[str, str]]:
+    """Every category as (slug, name), by name (1 query): the set a filter may name."""
+    return list(Category.objects.order_by("name").values_list("slug", "name"))
+
+
 def term_page(
     *,
     letter: str | None = None,
@@ -265,24 +272,31 @@ def recently_updated_terms(*, limit: int = 8):
 _CONTENT_STATE_SQL = """SELECT
     (SELECT version FROM glossary_contentversion WHERE id = 1),
     (SELECT MIN(published_at) FROM glossary_term WHERE status = %s AND published_at > %s),
-    (SELECT MIN(published_at) FROM glossary_article WHERE status = %s AND published_at > %s)"""
+    (SELECT MIN(published_at) FROM glossary_article WHERE status = %s AND published_at > %s),
+    (SELECT domain FROM django_site WHERE id = %s)"""
 
 
 def content_state(*, now: datetime | None = None) -> tuple | None:
     """What published content looks like now, as a hashable key, in one indexed query: the
     content version (migration 0004: triggers bump it on every write to a glossary table) and
     the next scheduled publication time of a term and of an article. The visible set changes
-    exactly when one of these does, so a cache keyed by it needs no expiry. None when the
-    version row is missing (a flushed test database): then nothing may be cached.
+    exactly when one of these does, so a cache keyed by it needs no expiry. The site's
+    canonical domain (glossary/site.py) comes in the same query: every absolute URL in a
+    cached answer depends on it, and reading it here tells this process about a change of
+    address at no cost. None when the version row is missing (a flushed test database): then
+    nothing may be cached.
 
     `now` is the application's clock, the one `published()` uses, not the database's."""
     connection = connections[DEFAULT_DB_ALIAS]
     when = connection.ops.adapt_datetimefield_value(now or timezone.now())
     with connection.cursor() as cursor:
         published = str(Status.PUBLISHED)
-        cursor.execute(_CONTENT_STATE_SQL, [published, when, published, when])
+        cursor.execute(_CONTENT_STATE_SQL, [published, when, published, when, settings.SITE_ID])
         row = cursor.fetchone()
-    return None if row is None or row[0] is None else tuple(row)
+    if row is None:
+        return None
+    site.seen(row[3])
+    return None if row[0] is None else tuple(row)
 
 
 # --- Links of many entries at once (REST collections) ---------------------------------------

@@ -1,25 +1,24 @@
-"""sitemap.xml: published terms and articles only, with absolute URLs on `SITE_URL`.
-
-Without django.contrib.sites the sitemap framework would take the domain from the request's
-Host header; the site's public address is configured once, so the sitemap uses it too.
+"""sitemap.xml: published terms and articles only, with absolute URLs on the site's canonical
+address (glossary/site.py: django.contrib.sites' row, with the scheme its rule gives), never on
+the Host header of whoever fetched it.
 """
 
 from urllib.parse import urlsplit
 
-from django.conf import settings
 from django.contrib.sitemaps import Sitemap
 from django.urls import reverse
 
 from . import selectors
 from .models import Article, Term
+from .site import site_url
 
 
 class _SiteUrlSitemap(Sitemap):
     def get_protocol(self, protocol=None):
-        return urlsplit(settings.SITE_URL).scheme or "https"
+        return urlsplit(site_url()).scheme
 
     def get_domain(self, site=None):
-        return urlsplit(settings.SITE_URL).netloc
+        return urlsplit(site_url()).netloc
 
 
 class PagesSitemap(_SiteUrlSitemap):

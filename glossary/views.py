@@ -29,6 +29,7 @@ from . import llms, search, selectors, signals
 from .cache import LRU
 from .jsonld import article_jsonld, term_jsonld
 from .polish import INDEX_LETTERS, OTHER_LETTER
+from .site import site_url
 
 # The engine truncates too; cutting here keeps megabyte query strings out of every later step.
 MAX_QUERY_LENGTH = 200
@@ -38,7 +39,7 @@ logger = logging.getLogger("glossary")
 
 
 def _absolute(path: str) -> str:
-    return settings.SITE_URL + path
+    return site_url() + path
 
 
 def _letter_anchor(letter: str) -> str:

@@ -114,3 +114,63 @@ def _analytics_buffer():
     recorder.buffer.clear()
     yield
     recorder.buffer.clear()
+
+# --- The canonical site address (glossary/site.py) -----------------------------------------
+@pytest.fixture(scope="session")
+def _site_address_read(django_db_setup, django_db_blocker):
+    """The site's address is read from the database once per process (glossary/site.py), so
+    it is read here, before any test: otherwise whichever test came first would count that
+    one query in its assertNumQueries. Gives the Site row (for `_site_cache_warm`)."""
+    from django.conf import settings
+    from django.contrib.sites.models import Site
+
+    from glossary import site
+
+    with django_db_blocker.unblock():
+        site.forget()
+        site.site_url()
+        return Site.objects.get(pk=settings.SITE_ID)
+
+
+DB_FIXTURES = {"_django_db_helper", "db", "transactional_db", "live_server"}
+
+
+@pytest.fixture(autouse=True)
+def _site_cache_warm(request, _django_clear_site_cache):
+    """pytest-django empties Django's Site cache before every test; a running process keeps
+    it (one query per process, then none), so every view that asks `get_current_site` (the
+    sitemap, the feed, the admin) would count a query no production request makes. Refilled
+    here from the row read once, without a query."""
+    from django.conf import settings
+    from django.contrib.sites.models import SITE_CACHE
+
+    if DB_FIXTURES.isdisjoint(request.fixturenames):
+        return  # no database in this test (and perhaps none set up in this run)
+    SITE_CACHE[settings.SITE_ID] = request.getfixturevalue("_site_address_read")
+
+
+@pytest.fixture
+def site_address(db, settings):
+    """`site_address("https://slownik.example")` makes that the canonical address for one
+    test (the Site row, as `manage.py site_url` would, and SITE_URL alike); afterwards the
+    process remembers the original one again, without a query."""
+    from django.contrib.sites.models import SITE_CACHE, Site
+
+    from glossary import site
+
+    original = Site.objects.get(pk=settings.SITE_ID)
+
+    def change(url: str) -> None:
+        domain = site.domain_for(url)
+        Site.objects.filter(pk=settings.SITE_ID).update(domain=domain)
+        settings.SITE_URL = url
+        site.forget()
+        site.seen(domain)
+        SITE_CACHE[settings.SITE_ID] = Site.objects.get(pk=settings.SITE_ID)
+
+    yield change
+    site.forget()
+    site.seen(original.domain)
+    # Django's own per-process Site cache (get_current_site: the sitemap view, the admin),
+    # which saving a Site clears: back to the original row, without a query.
+    SITE_CACHE[settings.SITE_ID] = original

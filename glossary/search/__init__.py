@@ -179,6 +179,48 @@ def suggest_terms(*, text: str, limit: int = 3) -> list[Hit]:
     ]
 
 
+# "Did you mean" for a mistyped slug (get_term, get_article, resources, prompts): a slug
+# within this many edits (a swap of two letters counts as one) of the typed one.
+SLUG_EDITS = 2
+
+
+def _near_slugs(model, text: str, limit: int) -> list[str]:
+    """Published slugs within SLUG_EDITS edits of `text`, closest first (1 query): catches
+    short typos no word-based search can ("mpc" -> mcp)."""
+    from rapidfuzz.distance import OSA
+    from rapidfuzz.process import extract
+
+    from ..polish import polish_slugify
+
+    typed = polish_slugify(text)
+    if not typed:
+        return []
+    slugs = list(model.objects.published().values_list("slug", flat=True))
+    found = extract(typed, slugs, scorer=OSA.distance, score_cutoff=SLUG_EDITS, limit=limit)
+    return [slug for slug, _distance, _index in sorted(found, key=lambda f: (f[1], f[0]))]
+
+
+def closest_term_slugs(*, text: str, limit: int = 3) -> list[str]:
+    """Slugs of the published terms a mistyped or differently written slug most likely
+    meant, best first: slugs a few edits away (typos: "mpc", "agnet"), else similar names
+    and synonyms (`suggest_terms`), else what the engine finds for the text (1–3 queries, on
+    a miss only; one for an ordinary typo)."""
+    found = _near_slugs(Term, text, limit)
+    if not found:
+        found = [h.slug for h in suggest_terms(text=text, limit=limit)]
+    if not found:
+        found = [h.slug for h in term_search(query=text.replace("-", " "), limit=limit)]
+    return found
+
+
+def closest_article_slugs(*, text: str, limit: int = 3) -> list[str]:
+    """The same for articles: slugs a few edits away, then the engine's hits (1–2 queries)."""
+    found = _near_slugs(Article, text, limit)
+    if not found:
+        found = [h.slug for h in article_search(query=text.replace("-", " "), limit=limit)]
+    return found
+
+
 # A typed value this long that starts no slug is searched for instead ("agentow" -> agent).
 COMPLETE_SEARCH_MIN = 3
 

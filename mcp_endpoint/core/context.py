@@ -2,7 +2,7 @@
 
 A transport builds one `RequestContext` per HTTP request (or one per stdio line) with the
 transport-level facts (era chosen by the `MCP-Protocol-Version` header, the MCP headers to
-validate, whether it can push notifications, the site URL); the dispatcher fills in the
+validate, whether it can push notifications); the dispatcher fills in the
 per-message facts (the server, request id, client info and capabilities from `_meta`,
 progress token) once the params have passed their schema. `session`, `notify`,
 `send_request`, `close_stream` and `deliver` are seams for the transports; they are None
@@ -10,10 +10,8 @@ until a transport provides them.
 """
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
-
-from django.conf import settings
 
 
 @dataclass(slots=True)
@@ -33,7 +31,6 @@ class RequestContext:
     notify: Callable[[dict], None] | None = None
     request_id: str | int | None = None
     progress_token: str | int | float | None = None
-    base_url: str = field(default_factory=lambda: settings.SITE_URL)
     # Lower-cased MCP request headers (HTTP only), checked against the body in the modern era.
     headers: Mapping[str, str] | None = None
     # Asking the client for input (core/client_requests.ask): the legacy transports' way to

@@ -16,7 +16,7 @@ from . import notifications
 from . import protocol as p
 from .errors import InvalidParams, InvalidRequest, ResourceNotFound
 from .pagination import offset_page
-from .registry import LEGACY_ONLY, MODERN_ONLY, MethodTable, first_error
+from .registry import LEGACY_ONLY, MODERN_ONLY, MethodTable, first_error, first_violation
 
 BUILTINS = MethodTable()
 OBJECT = {"type": "object"}
@@ -132,17 +132,11 @@ def tools_call(params: dict, ctx) -> dict:
             data={"name": name, "available": list(tools)},
         )
     arguments = params.get("arguments") or {}
-    problem = first_error(tool.validator, arguments)
-    if problem:
+    violation = first_violation(tool.validator, arguments)
+    if violation is not None:
         # SEP-1303: argument errors are tool execution errors the model can correct.
         return {
-            "content": [
-                {
-                    "type": "text",
-                    "text": f"Invalid arguments for {name}: {problem}. "
-                    f"Expected input schema: {tool.input_schema}",
-                }
-            ],
+            "content": [{"type": "text", "text": ctx.server.invalid_arguments(tool, violation)}],
             "isError": True,
         }
     if tool.interactive:  # reports its own progress and logs

@@ -31,12 +31,20 @@ def compile_schema(schema: dict) -> Draft202012Validator:
     return Draft202012Validator(schema)
 
 
+def first_violation(validator: Draft202012Validator, instance: Any):
+    """The most relevant `jsonschema.ValidationError` of `instance`, or None if valid (for a
+    server that words its own messages: `Server.invalid_arguments`)."""
+    if validator.is_valid(instance):
+        return None
+    return best_match(validator.iter_errors(instance))
+
+
 def first_error(validator: Draft202012Validator, instance: Any, root: str = "") -> str | None:
     """A readable message for the first violation, naming where it is (below `root`, e.g.
     "params.name: {} is not of type 'string'"), or None if valid."""
-    if validator.is_valid(instance):
+    error = first_violation(validator, instance)
+    if error is None:
         return None
-    error = best_match(validator.iter_errors(instance))
     path = [str(part) for part in error.absolute_path]
     where = ".".join([root, *path] if root else path)
     message = error.message if len(error.message) <= 300 else error.message[:300] + "…"

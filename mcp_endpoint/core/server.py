@@ -18,6 +18,7 @@ from collections.abc import Callable, Collection, Hashable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+import orjson
 from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
 from django.utils.module_loading import import_string
@@ -105,17 +106,22 @@ class Server(MethodTable, Features):
         title: str = "",
         version: str = "0.0.0",
         description: str = "",
-        website_url: str = "",
+        # A string, or a callable giving it when asked (an address the content store keeps).
+        website_url: str | Callable[[], str] = "",
         instructions: str = "",
         builtins: bool = True,
         cache_ttl_ms: int | None = None,
         cache_scope: str = "public",
+        # (tool, jsonschema ValidationError) -> the text of the isError result, for a server
+        # that speaks its content's language; by default an English one.
+        invalid_arguments: Callable | None = None,
     ) -> None:
         MethodTable.__init__(self)
         Features.__init__(self)
         self.name, self.title, self.version = name, title, version
         self.description, self.website_url = description, website_url
         self.instructions = instructions
+        self._invalid_arguments = invalid_arguments
         # Freshness hint on modern results of methods registered with `cache_hints`.
         self.cache_ttl_ms, self.cache_scope = cache_ttl_ms, cache_scope
         self.result_cache: ResultCache | None = None
@@ -129,6 +135,19 @@ class Server(MethodTable, Features):
         if builtins:
             self.include_methods(BUILTINS)
 
+    def invalid_arguments(self, tool, error) -> str:
+        """What a model reads when `tools/call` arguments fail the tool's input schema: where,
+        what is wrong, and the expected schema as JSON (never a Python repr)."""
+        if self._invalid_arguments is not None:
+            return self._invalid_arguments(tool, error)
+        where = ".".join(str(part) for part in error.absolute_path)
+        message = error.message if len(error.message) <= 300 else error.message[:300] + "…"
+        schema = orjson.dumps(tool.input_schema).decode()
+        return (
+            f"Invalid arguments for {tool.name}: {where + ': ' if where else ''}{message}. "
+            f"Expected input schema: {schema}"
+        )
+
     def __repr__(self) -> str:
         return f"<Server {self.name!r}: {len(self.methods)} methods, {len(self.tools)} tools>"
 
@@ -139,8 +158,9 @@ class Server(MethodTable, Features):
         info = {"name": self.name, "title": self.title, "version": self.version}
         if self.description:
             info["description"] = self.description
-        if self.website_url:
-            info["websiteUrl"] = self.website_url
+        website = self.website_url() if callable(self.website_url) else self.website_url
+        if website:
+            info["websiteUrl"] = website
         return info
 
     def capabilities(self, *, push: bool) -> dict:

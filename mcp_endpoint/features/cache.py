@@ -7,9 +7,10 @@ Python that builds the result (bench/mcp.py). The key starts with `selectors.con
 the content version that database triggers bump on every write to a glossary table (any
 path: admin, import, raw SQL) plus the next scheduled publication times, read once per call,
 so every process sees an edit or a publication on its very next request and no entry ever
-needs expiring (old keys simply stop being asked for and fall out of the LRU). The rest of
-the key is what else shapes the answer: era and protocol version, the site URL, the method
-and its params without `_meta` (whose fields change nothing for a call without a stream).
+needs expiring (old keys simply stop being asked for and fall out of the LRU); the state
+also holds the site's canonical domain (glossary/site.py), which every URL in an answer
+starts with. The rest of the key is what else shapes the answer: era and protocol version,
+the method and its params without `_meta` (whose fields change nothing for a call without a stream).
 
 Which calls may be answered from here is the server's decision (`Server.cacheable`: tools,
 prompts and templates declared `cacheable`, no channel to the client, no MRTR input), made
@@ -59,7 +60,7 @@ class ContentResultCache:
             )
         except TypeError:  # e.g. an integer beyond 64 bits: not worth a special case
             return None
-        return (state, ctx.era, ctx.protocol_version, ctx.base_url, method, canonical)
+        return (state, ctx.era, ctx.protocol_version, method, canonical)
 
     def get(self, key) -> dict | None:
         encoded = self.results.get(key)

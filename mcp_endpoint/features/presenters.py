@@ -2,12 +2,17 @@
 one Markdown form (tool text, `resources/read`, embedded prompt resources), both built from
 the selectors' `TermDetail`/`ArticleDetail`, so a tool, a resource and a prompt that show
 the same entry show it the same way.
+
+What a model reads must be usable as it stands: every URL is absolute on the site's one
+address (glossary/site.py), bodies included (`markdown_for_agents`: site paths made absolute,
+raw HTML replaced by what the page shows), and every entry a text names comes with its URL.
 """
 
 from functools import lru_cache
 
 from django.urls import get_script_prefix, get_urlconf, reverse
 
+from glossary.markdown import markdown_for_agents
 from glossary.selectors import ArticleDetail, TermDetail
 
 TERM_URI = "glossary://terms/"
@@ -46,11 +51,17 @@ def term_data(detail: TermDetail, base_url: str) -> dict:
         "name": term.name,
         "slug": term.slug,
         "shortDefinition": term.short_definition,
-        "body": term.body,
+        "body": markdown_for_agents(term.body, site=base_url),
         "synonyms": list(term.synonyms),
         "categories": [{"slug": c.slug, "name": c.title} for c in detail.categories],
         "related": [
-            {"slug": r.slug, "name": r.title, "shortDefinition": r.summary} for r in detail.related
+            {
+                "slug": r.slug,
+                "name": r.title,
+                "shortDefinition": r.summary,
+                "url": term_url(base_url, r.slug),
+            }
+            for r in detail.related
         ],
         "articles": [
             {"slug": a.slug, "title": a.title, "url": article_url(base_url, a.slug)}
@@ -75,11 +86,16 @@ def _mentions(links, base_url: str) -> list[dict]:
     ]
 
 
+def _term_line(term: dict) -> str:
+    """A term another entry names: its name linked to its page, slug, short definition."""
+    return f"- [{term['name']}]({term['url']}) (`{term['slug']}`): {term['shortDefinition']}"
+
+
 def _mentions_markdown(data: dict) -> list[str]:
     if not data["mentions"]:
         return []
     lines = ["## Pojęcia wspomniane w treści", ""]
-    lines += [f"- {t['name']} (`{t['slug']}`): {t['shortDefinition']}" for t in data["mentions"]]
+    lines += [_term_line(t) for t in data["mentions"]]
     return [*lines, ""]
 
 
@@ -93,7 +109,7 @@ def term_markdown(data: dict) -> str:
         lines += [data["body"].strip(), ""]
     if data["related"]:
         lines += ["## Pojęcia powiązane", ""]
-        lines += [f"- {r['name']} (`{r['slug']}`): {r['shortDefinition']}" for r in data["related"]]
+        lines += [_term_line(r) for r in data["related"]]
         lines.append("")
     lines += _mentions_markdown(data)
     if data["articles"]:
@@ -117,7 +133,7 @@ def article_data(detail: ArticleDetail, base_url: str) -> dict:
         "title": article.title,
         "slug": article.slug,
         "lead": article.lead,
-        "body": article.body,
+        "body": markdown_for_agents(article.body, site=base_url),
         "url": article_url(base_url, article.slug),
         "publishedAt": iso(article.published_at),
         "updatedAt": iso(article.updated_at),
@@ -147,7 +163,7 @@ def article_markdown(data: dict) -> str:
         lines += [data["body"].strip(), ""]
     if data["terms"]:
         lines += ["## Pojęcia ze słownika", ""]
-        lines += [f"- {t['name']} (`{t['slug']}`): {t['shortDefinition']}" for t in data["terms"]]
+        lines += [_term_line(t) for t in data["terms"]]
         lines.append("")
     lines += _mentions_markdown(data)
     for label, key in (("Poprzedni w serii", "previous"), ("Następny w serii", "next")):

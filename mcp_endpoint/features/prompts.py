@@ -1,5 +1,6 @@
 """Prompt templates over the glossary, each embedding the resources it talks about (so the
-model gets the entry itself, not a paraphrase) plus an instruction in Polish.
+model gets the entry itself, not a paraphrase) plus an instruction in Polish; descriptions and
+errors are Polish too, and name entries by their names, not slugs.
 
 A missing argument or an unknown slug is -32602 with a message naming what to pass instead
 (every revision's server/prompts §Error Handling). A prompt's messages depend only on its
@@ -10,7 +11,7 @@ from glossary import search
 
 from ..core.errors import InvalidParams
 from ..core.registry import Features, PromptArgument
-from .resources import read_article, read_term
+from .resources import article_entry, term_entry
 
 features = Features()
 AUDIENCES = ["początkujący", "programista", "architekt", "menedżer", "student"]
@@ -36,23 +37,28 @@ def _text(text: str) -> dict:
     return {"role": "user", "content": {"type": "text", "text": text}}
 
 
-def _term(slug: str, argument: str, ctx) -> dict:
-    contents = read_term(slug, ctx)
-    if contents is None:
-        close = [h.slug for h in search.suggest_terms(text=slug.replace("-", " "))]
-        hint = f" Closest slugs: {', '.join(close)}." if close else ""
+def _term(slug: str, argument: str) -> tuple[dict, str]:
+    entry = term_entry(slug)
+    if entry is None:
+        close = search.closest_term_slugs(text=slug)
+        hint = (
+            f" Czy chodziło o: {', '.join(close)}?"
+            if close
+            else " Znajdź slug narzędziem search_term albo przez uzupełnianie argumentu."
+        )
         raise InvalidParams(
-            f"Argument {argument!r}: no published term with slug {slug!r}.{hint}",
+            f"Argument „{argument}”: nie ma opublikowanego pojęcia o slugu „{slug}”.{hint}",
             data={"argument": argument, "suggestions": close},
         )
-    return contents
+    return entry
 
 
 @features.prompt(
     cacheable=True,
     name="explain_term",
     title="Wyjaśnij pojęcie",
-    description="Explain a glossary term in Polish for a given audience, grounded in its entry.",
+    description="Wyjaśnienie pojęcia ze słownika po polsku dla wybranego odbiorcy, oparte na "
+    "jego wpisie.",
     arguments=(
         PromptArgument("slug", "Slug pojęcia, np. z search_term", complete=_complete_terms),
         PromptArgument(
@@ -64,7 +70,7 @@ def _term(slug: str, argument: str, ctx) -> dict:
     ),
 )
 def explain_term(arguments: dict, ctx) -> dict:
-    contents = _term(arguments["slug"], "slug", ctx)
+    contents, name = _term(arguments["slug"], "slug")
     audience = arguments.get("audience") or "czytelnik bez specjalistycznej wiedzy"
     instruction = (
         "Wyjaśnij po polsku pojęcie z załączonego wpisu słownika. "
@@ -73,7 +79,7 @@ def explain_term(arguments: dict, ctx) -> dict:
         "strony z sekcji „Źródło”."
     )
     return {
-        "description": f"Wyjaśnienie pojęcia {arguments['slug']}",
+        "description": f"Wyjaśnienie pojęcia {name}",
         "messages": [_embedded(contents), _text(instruction)],
     }
 
@@ -82,21 +88,27 @@ def explain_term(arguments: dict, ctx) -> dict:
     cacheable=True,
     name="compare_terms",
     title="Porównaj pojęcia",
-    description="Compare two glossary terms in Polish: what they share and how they differ.",
+    description="Porównanie dwóch pojęć ze słownika po polsku: co je łączy, czym się różnią.",
     arguments=(
         PromptArgument("first", "Slug pierwszego pojęcia", complete=_complete_terms),
         PromptArgument("second", "Slug drugiego pojęcia", complete=_complete_terms),
     ),
 )
 def compare_terms(arguments: dict, ctx) -> dict:
-    first = _term(arguments["first"], "first", ctx)
-    second = _term(arguments["second"], "second", ctx)
+    first, first_name = _term(arguments["first"], "first")
+    second, second_name = _term(arguments["second"], "second")
+    if first["uri"] == second["uri"]:
+        raise InvalidParams(
+            f"Argumenty „first” i „second” wskazują to samo pojęcie ({first_name}). Podaj dwa "
+            "różne pojęcia; jedno wyjaśni prompt explain_term.",
+            data={"argument": "second"},
+        )
     instruction = (
         "Porównaj po polsku dwa pojęcia z załączonych wpisów słownika: co je łączy, czym się "
         "różnią i kiedy używać którego. Zakończ krótką tabelą porównawczą i adresami obu stron."
     )
     return {
-        "description": f"Porównanie pojęć {arguments['first']} i {arguments['second']}",
+        "description": f"Porównanie pojęć {first_name} i {second_name}",
         "messages": [_embedded(first), _embedded(second), _text(instruction)],
     }
 
@@ -105,23 +117,29 @@ def compare_terms(arguments: dict, ctx) -> dict:
     cacheable=True,
     name="summarize_article",
     title="Streść artykuł",
-    description="Summarize a glossary article in Polish, listing the glossary terms it uses.",
+    description="Streszczenie artykułu po polsku z listą pojęć ze słownika, których używa.",
     arguments=(PromptArgument("slug", "Slug artykułu", complete=_complete_articles),),
 )
 def summarize_article(arguments: dict, ctx) -> dict:
     slug = arguments["slug"]
-    contents = read_article(slug, ctx)
-    if contents is None:
-        raise InvalidParams(
-            f"Argument 'slug': no published article with slug {slug!r}. "
-            "Use the search_articles tool or complete this argument to find one.",
-            data={"argument": "slug"},
+    entry = article_entry(slug)
+    if entry is None:
+        close = search.closest_article_slugs(text=slug)
+        hint = (
+            f" Czy chodziło o: {', '.join(close)}?"
+            if close
+            else " Znajdź slug narzędziem search_articles albo przez uzupełnianie argumentu."
         )
+        raise InvalidParams(
+            f"Argument „slug”: nie ma opublikowanego artykułu o slugu „{slug}”.{hint}",
+            data={"argument": "slug", "suggestions": close},
+        )
+    contents, title = entry
     instruction = (
         "Streść po polsku załączony artykuł w pięciu punktach, a potem wypisz pojęcia ze "
         "słownika, których używa, każde z jednozdaniowym wyjaśnieniem."
     )
     return {
-        "description": f"Streszczenie artykułu {slug}",
+        "description": f"Streszczenie artykułu „{title}”",
         "messages": [_embedded(contents), _text(instruction)],
     }

@@ -12,8 +12,10 @@ from datetime import datetime
 from django.db.models import Q
 
 from glossary import search, selectors
+from glossary.polish import polish_slugify
+from glossary.site import site_url
 
-from ..core.errors import InvalidParams
+from ..core.errors import InvalidParams, ResourceNotFound
 from ..core.pagination import make_cursor, read_cursor
 from ..core.registry import Features, ResourceTemplate
 from .presenters import (
@@ -29,26 +31,66 @@ from .presenters import (
 features = Features()
 
 
-def read_term(slug: str, ctx) -> dict | None:
+def normalize_slug(value: str) -> str:
+    """`Streamable-HTTP` -> `streamable-http`: the slug a model most likely meant (slugs
+    are written by `polish_slugify`)."""
+    return polish_slugify(value) or value
+
+
+def term_entry(slug: str) -> tuple[dict, str] | None:
+    """The Markdown resource of a published term and its name, or None."""
+    slug = normalize_slug(slug)
     detail = selectors.term_detail(slug=slug)
     if detail is None:
         return None
-    return {
+    contents = {
         "uri": TERM_URI + slug,
         "mimeType": MARKDOWN,
-        "text": term_markdown(term_data(detail, ctx.base_url)),
+        "text": term_markdown(term_data(detail, site_url())),
     }
+    return contents, detail.term.name
 
 
-def read_article(slug: str, ctx) -> dict | None:
+def article_entry(slug: str) -> tuple[dict, str] | None:
+    """The Markdown resource of a published article and its title, or None."""
+    slug = normalize_slug(slug)
     detail = selectors.article_detail(slug=slug)
     if detail is None:
         return None
-    return {
+    contents = {
         "uri": ARTICLE_URI + slug,
         "mimeType": MARKDOWN,
-        "text": article_markdown(article_data(detail, ctx.base_url)),
+        "text": article_markdown(article_data(detail, site_url())),
     }
+    return contents, detail.article.title
+
+
+def _not_found(uri: str, what: str, close: list[str], prefix: str) -> ResourceNotFound:
+    hint = (
+        "Czy chodziło o: " + ", ".join(prefix + slug for slug in close) + "?"
+        if close
+        else "Istniejące zasoby wypisuje resources/list."
+    )
+    return ResourceNotFound(
+        f"Nie ma opublikowanego {what} pod adresem {uri}. {hint}",
+        data={"uri": uri, "suggestions": [prefix + slug for slug in close]},
+    )
+
+
+def read_term(slug: str, ctx) -> dict:
+    entry = term_entry(slug)
+    if entry is None:
+        close = search.closest_term_slugs(text=slug)
+        raise _not_found(TERM_URI + slug, "pojęcia", close, TERM_URI)
+    return entry[0]
+
+
+def read_article(slug: str, ctx) -> dict:
+    entry = article_entry(slug)
+    if entry is None:
+        close = search.closest_article_slugs(text=slug)
+        raise _not_found(ARTICLE_URI + slug, "artykułu", close, ARTICLE_URI)
+    return entry[0]
 
 
 features.resource_template(
@@ -56,8 +98,8 @@ features.resource_template(
         uri_template=TERM_URI + "{slug}",
         name="term",
         title="Pojęcie ze słownika",
-        description="A published glossary term as Markdown: definition, body, synonyms, "
-        "categories, related terms and articles.",
+        description="Opublikowane pojęcie jako Markdown: definicja, treść, synonimy, "
+        "kategorie, pojęcia powiązane i artykuły, wszystko z adresami stron.",
         mime_type=MARKDOWN,
         prefix=TERM_URI,
         read=read_term,
@@ -70,7 +112,8 @@ features.resource_template(
         uri_template=ARTICLE_URI + "{slug}",
         name="article",
         title="Artykuł",
-        description="A published article as Markdown, with the glossary terms it uses.",
+        description="Opublikowany artykuł jako Markdown, z pojęciami ze słownika, których "
+        "używa, i adresami stron.",
         mime_type=MARKDOWN,
         prefix=ARTICLE_URI,
         read=read_article,
@@ -118,7 +161,10 @@ def _entry_page(position, page_size: int) -> tuple[list[dict], str | None]:
             after = None
         articles = _article_rows(after, page_size - len(items))
     except (ValueError, TypeError) as exc:
-        raise InvalidParams("Invalid cursor: position is malformed") from exc
+        raise InvalidParams(
+            "Nieprawidłowy cursor: podaj nextCursor dokładnie tak, jak go zwróciła poprzednia "
+            "strona resources/list, albo pomiń go, by zacząć od początku."
+        ) from exc
     room = page_size - len(items)
     items += [
         {

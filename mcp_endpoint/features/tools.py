@@ -6,12 +6,20 @@ fix itself (an unknown slug, a bad argument) are `isError` results that say what
 (2025-11-25 server/tools §Error Handling, SEP-1303); `tools/call` validates arguments
 against `input_schema` before a handler runs. Every tool is read-only and its result depends
 only on its arguments and the published content, so each is declared `cacheable`.
+
+Everything a model reads here is Polish, like the content and the prompts (README, "What
+agents see"): titles, descriptions, results and errors. Filters take what the model was shown
+(`Agenci AI` as well as `agenci-ai`, any case, with or without Polish letters), an unknown
+value is an error naming the valid ones, and a paged result says in its text exactly which
+call gives the next page.
 """
 
+import orjson
 from django.conf import settings
 
 from glossary import search, selectors
-from glossary.polish import INDEX_LETTERS, OTHER_LETTER
+from glossary.polish import INDEX_LETTERS, OTHER_LETTER, fold, polish_slugify
+from glossary.site import site_url
 
 from ..core.errors import InvalidParams
 from ..core.pagination import make_cursor, read_cursor
@@ -24,16 +32,28 @@ from .presenters import (
     term_markdown,
     term_url,
 )
+from .resources import normalize_slug
 
 features = Features()
-SLUG = {"type": "string", "minLength": 1, "maxLength": 250, "description": "Slug wpisu"}
+SLUG = {
+    "type": "string",
+    "minLength": 1,
+    "maxLength": 250,
+    "description": "Slug wpisu (np. mcp); wielkość liter i polskie znaki nie mają znaczenia",
+}
 QUERY = {
     "type": "string",
     "minLength": 1,
     "maxLength": search.MAX_QUERY_LENGTH,
     "description": "Tekst do wyszukania (polski lub angielski, także skróty i synonimy)",
 }
-LIMIT = {"type": "integer", "minimum": 1, "maximum": 50, "default": 10}
+LIMIT = {
+    "type": "integer",
+    "minimum": 1,
+    "maximum": 50,
+    "default": 10,
+    "description": "Najwięcej wyników (1–50)",
+}
 NULLABLE_STR = {"type": ["string", "null"]}
 STR = {"type": "string"}
 ARTICLE_REF = {
@@ -68,7 +88,7 @@ TERM_OUTPUT = _object(
         "body": {"type": "string", "description": "Treść w Markdown"},
         "synonyms": _array(STR),
         "categories": _array(_object({"slug": STR, "name": STR})),
-        "related": _array(_object({"slug": STR, "name": STR, "shortDefinition": STR})),
+        "related": _array(_object({"slug": STR, "name": STR, "shortDefinition": STR, "url": STR})),
         "articles": _array(_object({"slug": STR, "title": STR, "url": STR})),
         "url": STR,
         "updatedAt": {"type": ["string", "null"], "description": "ISO 8601"},
@@ -112,11 +132,10 @@ def _input(properties: dict, required: list[str]) -> dict:
     name="search_term",
     title="Szukaj pojęcia",
     description=(
-        "Search the glossary for terms matching a query (Polish or English names, synonyms, "
-        "abbreviations, typos, questions such as 'czym jest MCP', comparisons such as "
-        "'SSE vs WebSocket' (both terms first), or a description of the concept). Returns "
-        "ranked terms with slug, short definition and page URL; pass a slug to get_term for "
-        "the full entry."
+        "Szuka pojęć w słowniku: nazwy polskie i angielskie, synonimy, skróty, literówki, "
+        "pytania („czym jest MCP”), porównania („SSE vs WebSocket”: oba pojęcia na początku) "
+        "albo opis pojęcia. Zwraca pojęcia od najtrafniejszego, ze slugiem, krótką definicją "
+        "i adresem strony; pełny wpis da get_term ze slugiem."
     ),
     input_schema=_input({"query": QUERY, "limit": LIMIT}, ["query"]),
     output_schema=_object(
@@ -132,7 +151,7 @@ def search_term(arguments: dict, ctx) -> ToolResult:
             "name": h.title,
             "slug": h.slug,
             "shortDefinition": h.summary,
-            "url": term_url(ctx.base_url, h.slug),
+            "url": term_url(site_url(), h.slug),
             "score": h.score,
         }
         for h in hits
@@ -140,7 +159,11 @@ def search_term(arguments: dict, ctx) -> ToolResult:
     data = {"query": query, "results": results}
     if not results:
         data["suggestions"] = [h.slug for h in search.suggest_terms(text=query)]
-        hint = f" Podobne slugi: {', '.join(data['suggestions'])}." if data["suggestions"] else ""
+        hint = (
+            f" Może chodziło o: {', '.join(data['suggestions'])} (slugi dla get_term)."
+            if data["suggestions"]
+            else " Spróbuj innego sformułowania albo list_terms, by przejrzeć słownik."
+        )
         return ToolResult(f"Brak pojęć pasujących do „{query}”.{hint}", data)
     lines = [f"Pojęcia pasujące do „{query}”:", ""]
     lines += [
@@ -154,29 +177,49 @@ def search_term(arguments: dict, ctx) -> ToolResult:
     name="get_term",
     title="Pobierz pojęcie",
     description=(
-        "Get one glossary term by slug: short definition, full body (Markdown), synonyms, "
-        "categories, related terms, articles using it, page URL and last update time. "
-        "An unknown slug returns an error naming the closest existing slugs."
+        "Pobiera jedno pojęcie po slugu: krótką definicję, pełną treść (Markdown), synonimy, "
+        "kategorie, pojęcia powiązane i artykuły (z adresami), adres strony i datę "
+        "aktualizacji. Przy nieznanym slugu błąd podaje najbliższe istniejące slugi."
     ),
     input_schema=_input({"slug": SLUG}, ["slug"]),
     output_schema=TERM_OUTPUT,
 )
 def get_term(arguments: dict, ctx) -> ToolResult:
-    slug = arguments["slug"]
+    slug = normalize_slug(arguments["slug"])
     detail = selectors.term_detail(slug=slug)
     if detail is None:
-        close = [h.slug for h in search.suggest_terms(text=slug.replace("-", " "))]
+        close = search.closest_term_slugs(text=arguments["slug"])
         hint = (
-            f"Did you mean: {', '.join(close)}? Call get_term with one of these slugs."
+            f"Czy chodziło o: {', '.join(close)}? Wywołaj get_term z jednym z tych slugów."
             if close
-            else "Call search_term to find the right slug."
+            else "Znajdź właściwy slug narzędziem search_term."
         )
-        return ToolResult.error(f"No published term with slug {slug!r}. {hint}")
-    data = term_data(detail, ctx.base_url)
+        return ToolResult.error(f"Nie ma opublikowanego pojęcia o slugu „{slug}”. {hint}")
+    data = term_data(detail, site_url())
     return ToolResult(term_markdown(data), data)
 
 
 LETTERS = [*INDEX_LETTERS, OTHER_LETTER]
+
+
+def resolve_category(value: str, choices: list[tuple[str, str]]) -> str | None:
+    """The slug of the category `value` names, by slug or by name, in any case, with or
+    without Polish letters ("Agenci AI", "agenci-ai", "AGENCI ai", "protokoly"); None if
+    none does."""
+    wanted, as_slug = fold(value), polish_slugify(value)
+    for slug, name in choices:
+        if slug == as_slug or fold(name) == wanted:
+            return slug
+    return None
+
+
+def _next_page_text(arguments: dict, cursor: str) -> str:
+    """How to get the next page, as a call a model can copy: the same filters plus `cursor`."""
+    call = orjson.dumps({**arguments, "cursor": cursor}).decode()
+    return (
+        "\nTo nie wszystko. Następna strona: wywołaj list_terms z argumentami "
+        f"{call} (te same filtry i cursor z tej odpowiedzi)."
+    )
 
 
 @features.tool(
@@ -184,15 +227,31 @@ LETTERS = [*INDEX_LETTERS, OTHER_LETTER]
     name="list_terms",
     title="Lista pojęć",
     description=(
-        "List published terms in Polish alphabetical order, optionally only those filed under "
-        "one index letter (A–Ż or #) or in one category (category slug). Paginated: pass "
-        "nextCursor back as cursor for the next page."
+        "Wypisuje opublikowane pojęcia w polskim porządku alfabetycznym, opcjonalnie tylko "
+        "z jednej litery indeksu (A–Ż lub #) albo z jednej kategorii (nazwa, np. „Agenci AI”, "
+        "albo slug, np. agenci-ai; wielkość liter i polskie znaki nie mają znaczenia; "
+        "nieznana kategoria zwraca błąd z listą istniejących). Wynik jest stronicowany: "
+        "tekst odpowiedzi podaje dokładne wywołanie dające następną stronę."
     ),
     input_schema=_input(
         {
-            "letter": {"type": "string", "enum": LETTERS, "description": "Litera indeksu"},
-            "category": {"type": "string", "minLength": 1, "maxLength": 100},
-            "cursor": {"type": "string"},
+            "letter": {
+                "type": "string",
+                "enum": [*LETTERS, *(letter.lower() for letter in INDEX_LETTERS)],
+                "description": "Litera indeksu (A–Ż albo # dla pozostałych; wielkość liter "
+                "bez znaczenia)",
+            },
+            "category": {
+                "type": "string",
+                "minLength": 1,
+                "maxLength": 100,
+                "description": "Kategoria: nazwa lub slug, dowolna wielkość liter, polskie "
+                "znaki opcjonalne",
+            },
+            "cursor": {
+                "type": "string",
+                "description": "Z poprzedniej strony (nextCursor), razem z tymi samymi filtrami",
+            },
         },
         [],
     ),
@@ -207,12 +266,27 @@ LETTERS = [*INDEX_LETTERS, OTHER_LETTER]
     ),
 )
 def list_terms(arguments: dict, ctx) -> ToolResult:
-    letter, category = arguments.get("letter"), arguments.get("category")
+    letter = arguments.get("letter")
+    letter = letter.upper() if letter else None
+    category = arguments.get("category")
+    if category is not None:
+        choices = selectors.categories()
+        category = resolve_category(category, choices)
+        if category is None:
+            valid = "; ".join(f"„{name}” ({slug})" for slug, name in choices)
+            return ToolResult.error(
+                f"Nie ma kategorii „{arguments['category']}”. Istniejące kategorie (nazwa i "
+                f"slug, oba działają): {valid or 'brak'}. Wywołaj list_terms z jedną z nich."
+            )
     kind = f"list_terms:{letter or ''}:{category or ''}"
     try:
         after = read_cursor(arguments.get("cursor") or None, kind)
-    except InvalidParams as exc:
-        return ToolResult.error(exc.message)
+    except InvalidParams:
+        return ToolResult.error(
+            "Ten cursor nie pasuje do tych filtrów albo jest uszkodzony. Podaj cursor "
+            "dokładnie tak, jak go zwróciła poprzednia strona, z tymi samymi filtrami "
+            "(letter, category), albo pomiń cursor, by zacząć od początku."
+        )
     size = settings.MCP_PAGE_SIZE
     rows = selectors.term_page(
         letter=letter, category=category, after=tuple(after) if after else None, limit=size
@@ -224,20 +298,22 @@ def list_terms(arguments: dict, ctx) -> ToolResult:
                 "name": r["name"],
                 "slug": r["slug"],
                 "shortDefinition": r["short_definition"],
-                "url": term_url(ctx.base_url, r["slug"]),
+                "url": term_url(site_url(), r["slug"]),
             }
             for r in page
         ]
     }
     if len(rows) > size:
         data["nextCursor"] = make_cursor(kind, [page[-1]["sort_key"], page[-1]["id"]])
-    lines = [f"- **{t['name']}** (`{t['slug']}`): {t['shortDefinition']}" for t in data["terms"]]
+    lines = [
+        f"- [{t['name']}]({t['url']}) (`{t['slug']}`): {t['shortDefinition']}"
+        for t in data["terms"]
+    ]
     if not lines:
         lines = ["Brak opublikowanych pojęć dla tych filtrów."]
     if "nextCursor" in data:
-        lines.append(
-            "\nTo nie wszystko: podaj nextCursor jako cursor, aby zobaczyć dalsze pojęcia."
-        )
+        filters = {k: v for k, v in (("letter", letter), ("category", category)) if v}
+        lines.append(_next_page_text(filters, data["nextCursor"]))
     return ToolResult("\n".join(lines), data)
 
 
@@ -246,9 +322,9 @@ def list_terms(arguments: dict, ctx) -> ToolResult:
     name="search_articles",
     title="Szukaj artykułów",
     description=(
-        "Search published articles by title, lead and text (questions and partial matches "
-        "too). Returns title, slug, lead and page URL; "
-        "pass a slug to get_article for the full text."
+        "Szuka opublikowanych artykułów po tytule, wstępie i treści (także pytania i "
+        "fragmenty słów). Zwraca tytuł, slug, wstęp i adres strony; pełny tekst da "
+        "get_article ze slugiem."
     ),
     input_schema=_input({"query": QUERY, "limit": LIMIT}, ["query"]),
     output_schema=_object({"query": STR, "results": _array(ARTICLE_HIT)}),
@@ -261,14 +337,18 @@ def search_articles(arguments: dict, ctx) -> ToolResult:
             "title": h.title,
             "slug": h.slug,
             "lead": h.summary,
-            "url": article_url(ctx.base_url, h.slug),
+            "url": article_url(site_url(), h.slug),
         }
         for h in hits
     ]
     data = {"query": query, "results": results}
     if not results:
-        return ToolResult(f"Brak artykułów pasujących do „{query}”.", data)
-    lines = [f"- **{r['title']}** (`{r['slug']}`): {r['lead']} {r['url']}" for r in results]
+        return ToolResult(
+            f"Brak artykułów pasujących do „{query}”. Spróbuj innego sformułowania albo "
+            "search_term, by znaleźć pojęcie i artykuły, które go używają.",
+            data,
+        )
+    lines = [f"- [{r['title']}]({r['url']}) (`{r['slug']}`): {r['lead']}" for r in results]
     return ToolResult("\n".join(lines), data)
 
 
@@ -277,22 +357,23 @@ def search_articles(arguments: dict, ctx) -> ToolResult:
     name="get_article",
     title="Pobierz artykuł",
     description=(
-        "Get one published article by slug: lead, full body (Markdown), the glossary terms it "
-        "uses, its series with previous and next articles, and its page URL."
+        "Pobiera jeden opublikowany artykuł po slugu: wstęp, pełną treść (Markdown), pojęcia "
+        "ze słownika, których używa, serię z poprzednim i następnym artykułem oraz adresy "
+        "stron. Przy nieznanym slugu błąd podaje najbliższe istniejące slugi."
     ),
     input_schema=_input({"slug": SLUG}, ["slug"]),
     output_schema=ARTICLE_OUTPUT,
 )
 def get_article(arguments: dict, ctx) -> ToolResult:
-    slug = arguments["slug"]
+    slug = normalize_slug(arguments["slug"])
     detail = selectors.article_detail(slug=slug)
     if detail is None:
-        close = [h.slug for h in search.article_search(query=slug.replace("-", " "), limit=3)]
+        close = search.closest_article_slugs(text=arguments["slug"])
         hint = (
-            f"Did you mean: {', '.join(close)}?"
+            f"Czy chodziło o: {', '.join(close)}? Wywołaj get_article z jednym z tych slugów."
             if close
-            else "Call search_articles to find the right slug."
+            else "Znajdź właściwy slug narzędziem search_articles."
         )
-        return ToolResult.error(f"No published article with slug {slug!r}. {hint}")
-    data = article_data(detail, ctx.base_url)
+        return ToolResult.error(f"Nie ma opublikowanego artykułu o slugu „{slug}”. {hint}")
+    data = article_data(detail, site_url())
     return ToolResult(article_markdown(data), data)

@@ -30,8 +30,8 @@ SECRET_SLUGS = ["tajnyszkic", "przyszloscpojecie", "tajnyartykul", "przyszlyarty
 
 
 @pytest.fixture(autouse=True)
-def _site_url(settings):
-    settings.SITE_URL = SITE_URL
+def _site_url(site_address):
+    site_address(SITE_URL)
 
 
 @pytest.fixture

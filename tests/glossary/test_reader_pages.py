@@ -17,8 +17,8 @@ SITE_URL = "https://slownik.example"
 
 
 @pytest.fixture(autouse=True)
-def _site_url(settings):
-    settings.SITE_URL = SITE_URL
+def _site_url(site_address):
+    site_address(SITE_URL)
 
 
 @pytest.fixture

@@ -13,6 +13,8 @@ The SDK itself validates what it receives: result shapes per negotiated revision
 from __future__ import annotations
 
 import asyncio
+import json
+import re
 import sys
 import traceback
 from dataclasses import dataclass, field
@@ -114,6 +116,26 @@ async def _list_terms_pages(client: Client, arguments: dict) -> list[list[str]]:
     raise AssertionError(f"list_terms: still a nextCursor after {MAX_PAGES} pages")
 
 
+NEXT_CALL = re.compile(r"wywołaj list_terms z argumentami (\{.*?\}) \(")
+TEXT_SLUG = re.compile(r"^- \[[^\]]+\]\(https?://[^)]+\) \(`([^`]+)`\)", re.MULTILINE)
+
+
+async def _list_terms_pages_by_text(client: Client, arguments: dict) -> list[list[str]]:
+    """list_terms pages as a model that gets only the text would walk them: the slugs from
+    the text's lines, the next call copied from the text (never structuredContent)."""
+    pages = []
+    for _ in range(MAX_PAGES):
+        result = await client.call_tool("list_terms", arguments)
+        assert not result.is_error, result
+        text = text_of(result)
+        pages.append(TEXT_SLUG.findall(text))
+        found = NEXT_CALL.search(text)
+        if found is None:
+            return pages
+        arguments = json.loads(found[1])
+    raise AssertionError(f"list_terms: the text still names a next page after {MAX_PAGES}")
+
+
 async def _tour(client: Client, tour: Tour) -> None:
     steps = tour.steps
 
@@ -137,6 +159,14 @@ async def _tour(client: Client, tour: Tour) -> None:
     await step("get_term typo", client.call_tool("get_term", {"slug": "json-rcp"}))
     await step("list_terms pages", _list_terms_pages(client, {}))
     await step("list_terms letter", _list_terms_pages(client, {"letter": "M"}))
+    await step("list_terms by text", _list_terms_pages_by_text(client, {}))
+    await step(
+        "list_terms category by text",
+        _list_terms_pages_by_text(client, {"category": "agenci ai"}),
+    )
+    await step(
+        "list_terms category by cursor", _list_terms_pages(client, {"category": "agenci-ai"})
+    )
     searched = await step("search_articles", client.call_tool("search_articles", {"query": "MCP"}))
     article = None
     if not isinstance(searched, Failed) and not searched.is_error:
@@ -334,6 +364,16 @@ def test_list_terms_pages_cover_every_term_once(tour):
     assert len(pages) > 1, "the live server uses MCP_PAGE_SIZE=5: the demo must span pages"
     assert len(slugs) == len(set(slugs))
     assert {"json-rpc", "mcp", "sse", "streamable-http", "agent-readiness"} <= set(slugs)
+
+
+def test_list_terms_pages_can_be_followed_from_the_text_alone(tour):
+    """Issue 14: a client that hands the model only the text can page through list_terms:
+    the text's next-page calls (cursor included) reach exactly the pages the structured
+    cursors do, with no filter and with a category given by name in another case."""
+    assert tour["list_terms by text"] == tour["list_terms pages"]
+    by_name = tour["list_terms category by text"]
+    assert by_name == tour["list_terms category by cursor"]
+    assert len(by_name) > 1, "the demo's Agenci AI must span pages at MCP_PAGE_SIZE=5"
 
 
 def test_list_terms_filters_by_letter(tour):

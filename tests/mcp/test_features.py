@@ -98,7 +98,7 @@ def test_get_term_unknown_slug_names_closest_slugs(client, content):
     result = call_tool(client, "get_term", {"slug": "mcpp"})
     assert result["isError"] is True
     assert "structuredContent" not in result
-    assert "mcp" in result["content"][0]["text"].split("Did you mean:")[1]
+    assert "mcp" in result["content"][0]["text"].split("Czy chodziło o:")[1]
 
 
 @pytest.mark.parametrize(
@@ -112,7 +112,9 @@ def test_invalid_tool_arguments_are_tool_errors(client, content, arguments):
     response = legacy(client, "tools/call", {"name": "get_term", "arguments": arguments})
     result = result_of(response)
     assert result["isError"] is True
-    assert "Invalid arguments for get_term" in result["content"][0]["text"]
+    text = result["content"][0]["text"]
+    assert text.startswith("Niepoprawne argumenty get_term: ")
+    assert "- slug (tekst, wymagany)" in text
 
 
 def test_list_terms_pages_and_filters(client, content, settings):
@@ -200,9 +202,11 @@ def test_read_article_resource(client, content):
 
 
 def test_resource_not_found_names_the_uri(client, content):
-    """2025-11-25 server/resources §Error Handling: -32002 with data.uri."""
+    """2025-11-25 server/resources §Error Handling: -32002 with data.uri (plus the closest
+    resources, none here)."""
     error = legacy(client, "resources/read", {"uri": "glossary://terms/brak"}).json()["error"]
-    assert error["code"] == -32002 and error["data"] == {"uri": "glossary://terms/brak"}
+    assert error["code"] == -32002 and error["data"]["uri"] == "glossary://terms/brak"
+    assert error["data"]["suggestions"] == []
 
 
 # --- prompts ---------------------------------------------------------------------------------
@@ -333,7 +337,9 @@ def test_tools_never_list_drafts(client, content, name, arguments):
 def test_get_tools_do_not_reveal_drafts(client, content, name, slug):
     """Fetching a draft by slug is the same as fetching a slug that does not exist."""
     result = call_tool(client, name, {"slug": slug})
-    assert result["isError"] is True and "No published" in result["content"][0]["text"]
+    text = result["content"][0]["text"]
+    assert result["isError"] is True and "Nie ma opublikowanego" in text
+    assert slug not in text.partition("Czy chodziło o:")[2]
 
 
 def test_published_entries_do_not_leak_linked_drafts(client, content):

@@ -168,3 +168,93 @@ def test_real_subprocess(live_site):
     assert replies[3]["result"]["structuredContent"]["slug"] == "mcp"
     assert replies[3]["result"]["structuredContent"]["url"].startswith(live_site.url)
     assert replies[4]["result"]["contents"][0]["text"].startswith("# ")
+
+
+def _stdio(database_url: str, tmp_path, stdin: bytes = b"") -> subprocess.CompletedProcess:
+    env = {
+        key: value
+        for key, value in os.environ.items()
+        if key not in ("DATABASE_URL", "SITE_URL", "DEBUG", "SECRET_KEY")
+    }
+    env.update(DATABASE_URL=database_url, DEBUG="1")
+    return subprocess.run(
+        [sys.executable, "manage.py", "mcp_stdio"],
+        input=stdin,
+        capture_output=True,
+        cwd=ROOT,
+        env=env,
+        timeout=120,
+        check=False,
+    )
+
+
+def test_missing_sqlite_database_is_refused_without_creating_it(tmp_path):
+    """A mistyped SQLite path in the client's configuration: the command exits non-zero
+    before answering anything, says on stderr which file is missing and what to run, writes
+    nothing to stdout, and leaves no empty database file behind."""
+    path = tmp_path / "literowka.sqlite3"
+    proc = _stdio(f"sqlite:///{path}", tmp_path, _lines(INIT))
+    assert proc.returncode != 0
+    assert proc.stdout == b""
+    stderr = proc.stderr.decode()
+    assert f"The SQLite database {path} does not exist" in stderr
+    assert "manage.py migrate" in stderr
+    assert "Traceback" not in stderr
+    assert not path.exists()
+
+
+def test_unmigrated_database_is_refused(tmp_path):
+    """An existing but empty (never migrated) database: non-zero exit, a message naming the
+    missing migrations and the command that applies them, nothing on stdout."""
+    import sqlite3
+
+    path = tmp_path / "pusta.sqlite3"
+    sqlite3.connect(path).close()
+    proc = _stdio(f"sqlite:///{path}", tmp_path, _lines(INIT))
+    assert proc.returncode != 0
+    assert proc.stdout == b""
+    stderr = proc.stderr.decode()
+    assert "is not migrated" in stderr and "Run: python manage.py migrate" in stderr
+    assert "Traceback" not in stderr
+
+
+@pytest.mark.postgres
+def test_unreachable_postgres_database_is_refused(tmp_path):
+    """A DATABASE_URL naming a PostgreSQL database that does not exist: non-zero exit with a
+    message naming the database and DATABASE_URL, no traceback."""
+    from django.db import connection
+
+    settings_dict = connection.settings_dict
+    url = (
+        f"postgres://{settings_dict['USER'] or ''}@/nie_ma_takiej_bazy?host={settings_dict['HOST']}"
+    )
+    proc = _stdio(url, tmp_path, _lines(INIT))
+    assert proc.returncode != 0
+    assert proc.stdout == b""
+    stderr = proc.stderr.decode()
+    assert "nie_ma_takiej_bazy" in stderr and "DATABASE_URL" in stderr
+    assert "Traceback" not in stderr
+
+
+@pytest.mark.live
+def test_stdio_urls_follow_the_stored_site_address(live_site):
+    """The stdio server runs with an environment of its own (here a different SITE_URL, as
+    an agent's client config might have): its URLs still come from the site stored in the
+    database, the same as the web server's."""
+    env = {**os.environ, **live_site.stdio_env(), "SITE_URL": "http://127.0.0.1:1"}
+    call = {"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+            "params": {"name": "get_term", "arguments": {"slug": "mcp"}}}  # fmt: skip
+    proc = subprocess.run(
+        [sys.executable, "manage.py", "mcp_stdio"],
+        input=_lines(INIT, call),
+        capture_output=True,
+        cwd=ROOT,
+        env=env,
+        timeout=120,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr.decode()
+    reply = orjson.loads(proc.stdout.splitlines()[1])
+    data = reply["result"]["structuredContent"]
+    assert data["url"] == f"{live_site.url}/slownik/mcp/"
+    assert all(a["url"].startswith(live_site.url + "/") for a in data["articles"])

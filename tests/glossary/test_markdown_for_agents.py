@@ -1,0 +1,31 @@
+"""glossary.markdown.markdown_for_agents: editor Markdown as an agent reads it (MCP tools,
+resources, prompts): site paths absolute, no raw HTML, otherwise the text as written."""
+
+import pytest
+
+from glossary.markdown import markdown_for_agents
+
+SITE = "https://s.example"
+
+CASES = [
+    ("plain text stays as written", "# Tytuł\n\n**MCP** i `kod`.", "# Tytuł\n\n**MCP** i `kod`."),
+    ("site path made absolute", "[SSE](/slownik/sse/)", f"[SSE]({SITE}/slownik/sse/)"),
+    ("reference definition too", "[x][r]\n\n[r]: /s/mcp/", f"[x][r]\n\n[r]: {SITE}/s/mcp/"),
+    ("absolute link untouched", "[a](https://a.example/x)", "[a](https://a.example/x)"),
+    ("protocol-relative is not a site path", "[a](//evil.example/)", "[a](https://evil.example/)"),
+    ("path in code untouched", "`[a](/b)` i [c](/d)", f"`[a](/b)` i [c]({SITE}/d)"),
+    ("inline tags dropped, text kept", "a <b>gruby</b> tekst", "a **gruby** tekst"),
+    ("script and its content gone", "a <script>steal()</script> b", "a b"),
+    ("event handler gone", '<a href="/x" onclick="y()">k</a>', f"[k]({SITE}/x)"),
+    ("javascript: link gone", '<a href="javascript:steal()">k</a>', "k"),
+    ("refused link syntax stays text", "[k](javascript:steal())", r"\[k\](javascript:steal())"),
+    ("text that reads as a tag escaped", "a &lt;script&gt; <i>b</i>", r"a \<script> *b*"),
+    ("code keeps HTML", "<b>x</b>\n\n```html\n<p>k</p>\n```", "**x**\n\n```html\n<p>k</p>\n```"),
+    ("headings keep their level", "# A\n\n<i>x</i>\n\n## B", "# A\n\n*x*\n\n## B"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("case", "source", "expected"), CASES, ids=[c[0] for c in CASES])
+def test_markdown_for_agents(case, source, expected):
+    """Each case: what an agent gets for that editor text."""
+    assert markdown_for_agents(source, site=SITE) == expected
