@@ -32,8 +32,11 @@ HOSTILE = (
 
 
 @pytest.fixture(autouse=True)
-def _site(settings):
-    settings.SITE_URL = SITE_URL
+def _site(request):
+    """The canonical address lives in the Site row (glossary/site.py): tests with a database
+    make it SITE_URL the way `manage.py site_url` would."""
+    if "db" in request.fixturenames or "world" in request.fixturenames:
+        request.getfixturevalue("site_address")(SITE_URL)
     views.AGENT_TEXTS.clear()
 
 
