@@ -27,6 +27,7 @@ from rest_framework import viewsets
 from rest_framework.permissions import AllowAny
 from rest_framework.response import Response
 from rest_framework.views import APIView
+from reversion.models import Version
 
 from glossary import search, selectors, services
 from glossary.models import Article, Category, Series, Status, Term
@@ -51,6 +52,7 @@ from .params import (
     DeleteParams,
     DetailParams,
     GlobalParams,
+    RevisionParams,
     SearchParams,
     SeriesParams,
     TermParams,
@@ -64,6 +66,7 @@ from .serializers import (
     CategorySerializer,
     DeletedSerializer,
     ErrorSerializer,
+    RevisionSerializer,
     SearchResultSerializer,
     SeriesSerializer,
     TermSerializer,
@@ -447,6 +450,102 @@ class ArticleViewSet(EntryViewSet):
 
     def save(self, changes, instance):
         return services.write_article(editor=self.request.user, changes=changes, article=instance)
+
+
+REV_ID = OpenApiParameter(
+    "rev_id", {"type": "integer", "minimum": 1, "maximum": MAX_ID}, OpenApiParameter.PATH,
+    description="Identyfikator rewizji.",
+)  # fmt: skip
+
+
+def _revisions_schema(name: str):
+    return extend_schema_view(
+        list=extend_schema(
+            summary=f"Rewizje: {name} (tylko redaktorzy)", parameters=[ID, RevisionParams, *TOTALS],
+            responses={200: RevisionSerializer(many=True), **errors(400, 401, 403, 404, 429)},
+        ),
+        retrieve=extend_schema(
+            summary=f"Jedna rewizja: {name} (tylko redaktorzy)",
+            parameters=[ID, REV_ID, DetailParams],
+            responses={200: RevisionSerializer, **errors(400, 401, 403, 404, 429)},
+        ),
+    )  # fmt: skip
+
+
+class RevisionViewSet(RestMixin, viewsets.GenericViewSet):
+    """WordPress's revisions of an entry (`/<type>s/<id>/revisions`, `/revisions/<rev_id>`),
+    read from django-reversion, newest first. Only people who may change the entry see them
+    (WordPress: `edit_post`), since a revision holds unpublished texts. Queries per request:
+    the entry, the page of versions with their revisions (and a COUNT when the page is not
+    the whole list), whatever many revisions there are."""
+
+    serializer_class = RevisionSerializer
+    pagination_class = WordPressPagination
+    http_method_names = ["get", "head", "options"]
+    lookup_url_kwarg = "rev_id"
+    lookup_value_regex = "[0-9]+"
+    params_classes = {"list": RevisionParams, "retrieve": DetailParams}
+    kind = ""
+
+    def initial(self, request, *args, **kwargs):
+        super().initial(request, *args, **kwargs)
+        if request.method != "OPTIONS" and not can_edit(request.user, self.model):
+            raise RestError(
+                "rest_cannot_read",
+                "Rewizje widzą tylko redaktorzy, którzy mogą zmieniać ten wpis.",
+                403 if request.user.is_authenticated else 401,
+            )
+
+    def _number(self, name: str, error: tuple[str, str]) -> int:
+        pk = int(self.kwargs[name])
+        if pk > MAX_ID:
+            raise RestError(*error, 404)
+        return pk
+
+    def versions(self):
+        pk = self._number("id", self.parent_not_found)
+        if not self.model.objects.filter(pk=pk).exists():
+            raise RestError(*self.parent_not_found, 404)
+        return (
+            Version.objects.get_for_object_reference(self.model, pk)
+            .select_related("revision")
+            .order_by("-revision__date_created", "-pk")
+        )
+
+    def serializer_context(self) -> dict:
+        return {"now": timezone.now(), "kind": self.kind,
+                "context": self.params.get("context", "view")}  # fmt: skip
+
+    def list(self, request, *args, **kwargs):
+        versions = self.versions()
+        if self.params.get("order") == "asc":
+            versions = versions.reverse()
+        rows = self.paginate_queryset(versions)
+        serializer = RevisionSerializer(context=self.serializer_context())
+        data = self.shape([serializer.to_representation(row) for row in rows])
+        return self.get_paginated_response(data)
+
+    def retrieve(self, request, *args, **kwargs):
+        not_found = ("rest_post_invalid_id", "Nie ma takiej rewizji tego wpisu.")
+        version = self.versions().filter(pk=self._number("rev_id", not_found)).first()
+        if version is None:
+            raise RestError(*not_found, 404)
+        serializer = RevisionSerializer(context=self.serializer_context())
+        return Response(self.shape([serializer.to_representation(version)])[0])
+
+
+@_revisions_schema("pojęcia")
+class TermRevisionViewSet(RevisionViewSet):
+    model = Term
+    kind = "term"
+    parent_not_found = ("rest_post_invalid_parent", "Nie ma pojęcia o tym identyfikatorze.")
+
+
+@_revisions_schema("artykuły")
+class ArticleRevisionViewSet(RevisionViewSet):
+    model = Article
+    kind = "article"
+    parent_not_found = ("rest_post_invalid_parent", "Nie ma artykułu o tym identyfikatorze.")
 
 
 def _taxonomy_schema(read, params, name):
