@@ -13,6 +13,7 @@ the admin's rules. Conditional GETs are answered from the content version (api/c
 from __future__ import annotations
 
 from django.conf import settings
+from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
 from django.utils.cache import patch_vary_headers
@@ -33,7 +34,7 @@ from glossary import search, selectors, services
 from glossary.models import Article, Category, Series, Status, Term
 
 from . import links, schema
-from .conditional import Validators
+from .conditional import Validators, precondition_failed
 from .exceptions import RestError
 from .filters import (
     ArticleRelationFilter,
@@ -71,10 +72,13 @@ from .serializers import (
     SeriesSerializer,
     TermSerializer,
     TermWriteSerializer,
+    wp_dates,
 )
 
 EXPOSE = ", ".join((*HEADERS, "ETag", "Last-Modified", "Allow", "Retry-After"))
-ALLOW_HEADERS = "Authorization, Content-Type, If-None-Match, If-Modified-Since, X-CSRFToken"
+ALLOW_HEADERS = (
+    "Authorization, Content-Type, If-None-Match, If-Modified-Since, If-Match, X-CSRFToken"
+)
 
 
 def errors(*codes: int) -> dict:
@@ -87,6 +91,11 @@ def errors(*codes: int) -> dict:
 ID = OpenApiParameter(
     "id", {"type": "integer", "minimum": 1, "maximum": MAX_ID}, OpenApiParameter.PATH,
     description="Identyfikator obiektu.",
+)  # fmt: skip
+IF_MATCH = OpenApiParameter(
+    "If-Match", OpenApiTypes.STR, OpenApiParameter.HEADER, required=False,
+    description="ETag wpisu z GET /<typ>/<id> (albo z odpowiedzi na poprzedni zapis): zapis "
+    "się nie uda (412), jeśli ktoś zapisał wpis od tamtej chwili. `*`: byle wpis istniał.",
 )  # fmt: skip
 NOT_MODIFIED = OpenApiResponse(description="Bez zmian od podanego ETag/daty (If-None-Match).")
 TOTALS = [
@@ -287,6 +296,17 @@ class EntryViewSet(ContentViewSet):
             condition |= Q(status=Status.DRAFT)
         return objects.filter(condition)
 
+    def retrieve(self, request, *args, **kwargs):
+        """An entry's own route: its ETag carries the entry's token (api/conditional.py),
+        which a later write's If-Match is compared with."""
+        validators = Validators(self.request, user_key=self.user_key())
+        not_modified = validators.not_modified(request, entry=True)
+        if not_modified is not None:
+            return not_modified
+        row, extra = self.read_object(self.object_id())
+        validators.for_entry(row)
+        return validators.apply(Response(self.shape(self.represent([row], **extra))[0]))
+
     @property
     def published_only(self) -> bool:
         return set(self.params.get("status") or ["publish"]) == {"publish"}
@@ -318,6 +338,10 @@ class EntryViewSet(ContentViewSet):
         row, extra = self.read_for_edit(entry.pk)
         data = self.represent([row], **extra)[0]
         headers = {"Location": data["_links"]["self"][0]["href"]} if status_code == 201 else {}
+        validators = Validators(request, user_key=self.user_key())
+        validators.for_entry(row)
+        if validators.etag is not None:  # the tag the next write's If-Match may send
+            headers["ETag"] = validators.etag
         return Response(data, status=status_code, headers=headers)
 
     def read_for_edit(self, pk: int):
@@ -328,16 +352,29 @@ class EntryViewSet(ContentViewSet):
         return self._write(request, None, 201)
 
     def update(self, request, *args, **kwargs):
-        """WordPress edits partially with POST, PUT and PATCH alike."""
-        return self._write(request, self._instance(), 200)
+        """WordPress edits partially with POST, PUT and PATCH alike. With If-Match, the row
+        is locked from the comparison to the write, so no other save can come between."""
+        with transaction.atomic():
+            return self._write(request, self._instance(for_write=True), 200)
 
     def partial_update(self, request, *args, **kwargs):
         return self.update(request, *args, **kwargs)
 
-    def _instance(self):
-        instance = self.visible(self.model).filter(pk=self.object_id()).first()
+    def _instance(self, *, for_write: bool = False):
+        queryset = self.visible(self.model)
+        if for_write and "HTTP_IF_MATCH" in request_meta(self.request):
+            queryset = queryset.select_for_update()
+        instance = queryset.filter(pk=self.object_id()).first()
         if instance is None:
             raise RestError(*self.not_found, 404)
+        if for_write and precondition_failed(self.request, instance):
+            raise RestError(
+                "rest_precondition_failed",
+                "Ktoś zapisał ten wpis, odkąd go pobrano (If-Match nie pasuje do jego ETag): "
+                "pobierz go ponownie, przenieś zmiany i wyślij je z nowym ETag.",
+                412,
+                modified_gmt=wp_dates(instance.updated_at)[1],
+            )
         return instance
 
     def destroy(self, request, *args, **kwargs):
@@ -348,12 +385,17 @@ class EntryViewSet(ContentViewSet):
                 "Wpisy nie trafiają do kosza; dodaj force=true, aby usunąć na stałe.",
                 400,
             )
-        instance = self._instance()
-        self.params = {**self.params, "context": "edit"}
-        row, extra = self.read_for_edit(instance.pk)
-        previous = self.represent([row], **extra)[0]
-        services.delete_entries(entries=[instance], editor=request.user)
+        with transaction.atomic():
+            instance = self._instance(for_write=True)
+            self.params = {**self.params, "context": "edit"}
+            row, extra = self.read_for_edit(instance.pk)
+            previous = self.represent([row], **extra)[0]
+            services.delete_entries(entries=[instance], editor=request.user)
         return Response({"deleted": True, "previous": previous})
+
+
+def request_meta(request) -> dict:
+    return getattr(request, "_request", request).META
 
 
 _PARAMS = {"list": None, "retrieve": DetailParams, "create": GlobalParams, "update": GlobalParams,
@@ -375,17 +417,20 @@ def _entry_schema(read, write, params, name: str):
         ),
         create=extend_schema(summary=f"Utwórz: {name}", request=write,
                              responses={201: read, **errors(400, 401, 403, 413, 415, 429)}),
-        update=extend_schema(summary=f"Zmień (PUT): {name}", request=write, parameters=[ID],
-                             responses={200: read, **detail, **errors(413, 415, 429)}),
+        update=extend_schema(summary=f"Zmień (PUT): {name}", request=write,
+                             parameters=[ID, IF_MATCH],
+                             responses={200: read, **detail, **errors(412, 413, 415, 429)}),
         partial_update=extend_schema(summary=f"Zmień (PATCH): {name}", request=write,
-                                     parameters=[ID],
-                                     responses={200: read, **detail, **errors(413, 415, 429)}),
-        destroy=extend_schema(summary=f"Usuń: {name}", parameters=[ID, DeleteParams],
-                              responses={200: DeletedSerializer, **detail, **errors(429)}),
+                                     parameters=[ID, IF_MATCH],
+                                     responses={200: read, **detail,
+                                                **errors(412, 413, 415, 429)}),
+        destroy=extend_schema(summary=f"Usuń: {name}", parameters=[ID, DeleteParams, IF_MATCH],
+                              responses={200: DeletedSerializer, **detail, **errors(412, 429)}),
     )  # fmt: skip
     edit = extend_schema(
-        summary=f"Zmień (POST, jak w WordPressie): {name}", request=write, parameters=[ID],
-        operation_id=f"{read.kind}s_edit", responses={200: read, **detail, **errors(413, 415, 429)},
+        summary=f"Zmień (POST, jak w WordPressie): {name}", request=write,
+        parameters=[ID, IF_MATCH], operation_id=f"{read.kind}s_edit",
+        responses={200: read, **detail, **errors(412, 413, 415, 429)},
     )  # fmt: skip
 
     def decorate(cls):

@@ -16,6 +16,7 @@ import difflib
 import re
 from datetime import datetime
 
+from django import forms
 from django.contrib import admin, messages
 from django.contrib.admin.utils import unquote
 from django.contrib.auth.admin import UserAdmin as BaseUserAdmin
@@ -46,6 +47,60 @@ admin.site.site_title = "Słownik — redakcja"
 admin.site.index_title = "Treści słownika"
 
 HISTORY_FIELDS = ("created_at", "updated_at", "last_editor")
+EDITED_VERSION = "edited_version"
+EDITED_ELSEWHERE = (
+    "Od otwarcia tego formularza wpis zapisał(a) {who} ({when}). Twoje zmiany NIE zostały "
+    "zapisane: są w formularzu poniżej. Porównaj je z historią zmian; ponowne „Zapisz” "
+    "zastąpi tamtą wersję Twoją."
+)
+
+
+def _edit_version(updated_at) -> str:
+    return updated_at.isoformat() if updated_at else ""
+
+
+def guarded_form(form_class):
+    """`form_class` with the lost-update guard of the change form: a hidden field carries
+    the entry's `updated_at` as the form showed it; saving compares it with the row, locked
+    until the save commits (the admin's change view is one transaction), and refuses when
+    someone else saved in between. The form comes back with everything the editor typed and
+    the row's current version in the hidden field, so saving again is a conscious overwrite.
+    A POST without the field (a script, not the rendered form) is not checked."""
+
+    class Guarded(form_class):
+        edited_version = forms.CharField(widget=forms.HiddenInput, required=False)
+
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            if self.instance.pk is not None:
+                self.fields[EDITED_VERSION].initial = _edit_version(self.instance.updated_at)
+
+        def clean(self):
+            cleaned = super().clean()
+            key = self.add_prefix(EDITED_VERSION)
+            sent = self.data.get(key)
+            if self.instance.pk is None or sent is None:
+                return cleaned
+            model = type(self.instance)
+            row = (
+                model._default_manager.select_for_update()
+                .filter(pk=self.instance.pk)
+                .values("updated_at", "last_editor_id")
+                .first()
+            )
+            if row is None or sent == _edit_version(row["updated_at"]):
+                return cleaned
+            editor = User.objects.filter(pk=row["last_editor_id"]).first()
+            who = (editor.get_full_name() or editor.get_username()) if editor else "ktoś inny"
+            when = formats.date_format(timezone.localtime(row["updated_at"]), "j E Y, H:i:s")
+            self.data = self.data.copy()
+            self.data[key] = _edit_version(row["updated_at"])
+            raise ValidationError(
+                EDITED_ELSEWHERE.format(who=who, when=when), code="edited_elsewhere"
+            )
+
+    Guarded.__name__ = form_class.__name__
+    return Guarded
 
 
 class VisibilityFilter(admin.SimpleListFilter):
@@ -221,6 +276,8 @@ class PublishableAdmin(PolishMessagesMixin, admin.ModelAdmin):
         return f"{self.admin_site.name}:{name}" if admin_ns else name
 
     def get_form(self, request, obj=None, change=False, **kwargs):
+        if obj is not None:
+            kwargs.setdefault("form", guarded_form(self.form))
         form = super().get_form(request, obj, change, **kwargs)
         body = form.base_fields.get("body")
         if body is not None:
@@ -232,6 +289,14 @@ class PublishableAdmin(PolishMessagesMixin, admin.ModelAdmin):
                 }
             )
         return form
+
+    def get_fieldsets(self, request, obj=None):
+        fieldsets = super().get_fieldsets(request, obj)
+        if obj is None:
+            return fieldsets
+        # The guard's hidden field (a row of hidden fields is hidden in the admin's layout).
+        (name, options), *rest = fieldsets
+        return ((name, {**options, "fields": (*options["fields"], EDITED_VERSION)}), *rest)
 
     def get_urls(self):
         own = [
