@@ -262,6 +262,7 @@ class PublishableAdmin(PolishMessagesMixin, admin.ModelAdmin):
     writes through services, the live preview and the revisions."""
 
     actions = ["publish_selected", "unpublish_selected"]
+    change_list_template = "admin/glossary/change_list.html"
     readonly_fields = HISTORY_FIELDS
     view_on_site = True  # the public page shows drafts to staff
     # Bodies the preview renders at most (a long article is ~60 KB of Markdown).
@@ -309,6 +310,16 @@ class PublishableAdmin(PolishMessagesMixin, admin.ModelAdmin):
                 "<path:object_id>/historia/<int:version_id>/przywroc/",
                 self.admin_site.admin_view(self.restore_view),
                 name=self._url_name("restore", admin_ns=False),
+            ),
+            path(
+                "usuniete/",
+                self.admin_site.admin_view(self.recover_list_view),
+                name=self._url_name("recoverlist", admin_ns=False),
+            ),
+            path(
+                "usuniete/<int:version_id>/przywroc/",
+                self.admin_site.admin_view(self.recover_view),
+                name=self._url_name("recover", admin_ns=False),
             ),
         ]
         return own + super().get_urls()
@@ -434,6 +445,70 @@ class PublishableAdmin(PolishMessagesMixin, admin.ModelAdmin):
                 messages.SUCCESS,
             )
         return redirect(self._url_name("change"), obj.pk)
+
+    # --- recovery of deleted entries ---------------------------------------------------------
+
+    def changelist_view(self, request, extra_context=None):
+        extra = {"recover_url": reverse(self._url_name("recoverlist"))}
+        return super().changelist_view(request, {**extra, **(extra_context or {})})
+
+    def _may_recover(self, request) -> bool:
+        return self.has_add_permission(request) and self.has_change_permission(request)
+
+    def recover_list_view(self, request):
+        """Deleted entries, newest deletion first: the last revision of each (django-reversion's
+        `get_deleted`, which is what `delete_entries` wrote: who deleted it and when), with a
+        button to bring it back. One page of 20 is three queries (count, page, users)."""
+        if not self._may_recover(request):
+            raise PermissionDenied
+        deleted = (
+            Version.objects.get_deleted(self.model)
+            .select_related("revision__user")
+            .order_by("-revision__date_created", "-pk")
+        )
+        page = Paginator(deleted, 20).get_page(request.GET.get("strona"))
+        opts = self.model._meta
+        context = {
+            **self.admin_site.each_context(request),
+            "title": f"Usunięte {opts.verbose_name_plural} — przywracanie",
+            "subtitle": None,
+            "opts": opts,
+            "page": page,
+            "rows": [
+                {"version": v, "recover_url": reverse(self._url_name("recover"), args=[v.pk])}
+                for v in page
+            ],
+        }
+        return TemplateResponse(request, "admin/glossary/recover_list.html", context)
+
+    def recover_view(self, request, version_id):
+        """POST: recreate a deleted entry from its last revision, with its id, fields and the
+        links that still point somewhere (`services.restore_version`: full validation, a new
+        revision, relinking). A slug or name taken since is refused with the model's message."""
+        if request.method != "POST":
+            return HttpResponseNotAllowed(["POST"])
+        if not self._may_recover(request):
+            raise PermissionDenied
+        version = Version.objects.get_deleted(self.model).filter(pk=version_id).first()
+        if version is None:
+            raise Http404
+        try:
+            entry = services.restore_version(version, editor=request.user)
+        except ValidationError as exc:
+            self.message_user(
+                request,
+                _("“%(entry)s” cannot be recovered: %(problems)s")
+                % {"entry": version.object_repr, "problems": " ".join(exc.messages)},
+                messages.ERROR,
+            )
+            return redirect(self._url_name("recoverlist"))
+        self.message_user(
+            request,
+            _("“%(entry)s” was recovered as its last revision held it (status included).")
+            % {"entry": entry},
+            messages.SUCCESS,
+        )
+        return redirect(self._url_name("change"), entry.pk)
 
     def get_search_results(self, request, queryset, search_term):
         # Django's lookups see the raw text and JSON-encoded (\\u-escaped) synonyms, so also
