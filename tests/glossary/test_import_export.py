@@ -467,3 +467,23 @@ def test_parallel_derivation_matches_the_models_own(monkeypatch):
             expected.letter,
             expected.search_text,
         )
+
+
+@pytest.mark.postgres
+def test_the_import_binds_its_bulk_values_on_the_server():
+    """Seam: inside `server_side_binding()` Django's PostgreSQL connection hands out its own
+    server-binding cursor (no Python quoting of bulk values), and the site's setting is back
+    afterwards, also after an error."""
+    from django.db import connection
+    from django.db.backends.postgresql.base import ServerBindingCursor
+
+    with connection.cursor() as cursor:
+        before = type(cursor.cursor)
+    with importing.server_side_binding(), connection.cursor() as cursor:
+        assert isinstance(cursor.cursor, ServerBindingCursor)
+        cursor.execute("SELECT %s::text[]", [["a'b", "\\c"]])
+        assert cursor.fetchone()[0] == ["a'b", "\\c"]
+    with pytest.raises(ZeroDivisionError), importing.server_side_binding():
+        1 / 0  # noqa: B018
+    with connection.cursor() as cursor:
+        assert type(cursor.cursor) is before
