@@ -27,6 +27,7 @@ import os
 import re
 import threading
 from bisect import bisect_left
+from collections import defaultdict
 from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -426,6 +427,9 @@ def states_in_db(ids, *, using: str = DEFAULT_DB_ALIAS) -> dict[int, TermState |
 
 
 _CHUNK = 900
+# Stored links are written this many texts at a time: each UPDATE … FROM joins the whole text
+# table once, so 900-text statements made a 100,000-term import quadratic.
+_STORE_EVERY = 20_000
 # Above this many new forms, one LIKE per form costs more than relinking every text.
 _GAINED_LIMIT = 200
 
@@ -521,6 +525,17 @@ def _relink_model(model, items, using: str, link_many, changed: list) -> None:
     through = model.mentions.through
     source = "from_term_id" if model is Term else "article_id"
     target = "to_term_id" if model is Term else "term_id"
+    # The mention rows as they are, read before any chunk adds rows (a large import would
+    # otherwise scan a table it keeps growing, with no statistics yet, once per chunk).
+    current: dict[int, dict[int, int]] = defaultdict(dict)  # text -> {target: row id}
+    for start in range(0, len(ids), _CHUNK):
+        for row_id, source_id, target_id in (
+            through.objects.using(using)
+            .filter(**{f"{source}__in": ids[start : start + _CHUNK]})
+            .values_list("id", source, target)
+        ):
+            current[source_id][target_id] = row_id
+    pending: list[tuple[int, str]] = []  # stored in few large statements (`_STORE_EVERY`)
     for start in range(0, len(ids), _CHUNK):
         chunk = ids[start : start + _CHUNK]
         loaded = {
@@ -529,14 +544,7 @@ def _relink_model(model, items, using: str, link_many, changed: list) -> None:
             .filter(pk__in=chunk)
             .values_list("id", "body_html", "linked_html", "autolink")
         }
-        current: dict[int, dict[int, int]] = {pk: {} for pk in loaded}  # target -> row id
-        for row_id, source_id, target_id in (
-            through.objects.using(using)
-            .filter(**{f"{source}__in": chunk})
-            .values_list("id", source, target)
-        ):
-            current[source_id][target_id] = row_id
-        updates, add, remove = [], [], []
+        updates, add, remove = pending, [], []
         results = link_many(
             [
                 (pk, body_html if autolink else "", pk if model is Term else None)
@@ -556,7 +564,9 @@ def _relink_model(model, items, using: str, link_many, changed: list) -> None:
                 instances[pk].linked_html = result.html
             if result.html != linked_html or wanted != have.keys():
                 changed.append((model, pk))
-        _store_html(model, updates, using)
+        if len(pending) >= _STORE_EVERY:
+            _store_html(model, pending, using)
+            pending.clear()
         for at in range(0, len(remove), _CHUNK):
             through.objects.using(using).filter(pk__in=remove[at : at + _CHUNK]).delete()
         if add:
@@ -565,6 +575,7 @@ def _relink_model(model, items, using: str, link_many, changed: list) -> None:
 
             fields = (source.removesuffix("_id"), target.removesuffix("_id"))
             insert_link_rows(through, fields, add)
+    _store_html(model, pending, using)
 
 
 # Below this many texts, starting worker processes costs more than it saves.
