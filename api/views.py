@@ -329,9 +329,13 @@ class EntryViewSet(ContentViewSet):
         return super().represent(rows, **extra)
 
     # --- writes ---
-    def _write(self, request, instance, status_code):
+    def _valid_body(self, request):
         serializer = self.write_serializer_class(data=request.data)
         serializer.is_valid(raise_exception=True)
+        return serializer
+
+    def _write(self, request, instance, status_code, serializer=None):
+        serializer = serializer or self._valid_body(request)
         changes = serializer.to_model(serializer.validated_data, instance=instance)
         entry = self.save(changes, instance)
         self.params = {**self.params, "context": "edit"}
@@ -352,10 +356,12 @@ class EntryViewSet(ContentViewSet):
         return self._write(request, None, 201)
 
     def update(self, request, *args, **kwargs):
-        """WordPress edits partially with POST, PUT and PATCH alike. With If-Match, the row
-        is locked from the comparison to the write, so no other save can come between."""
+        """WordPress edits partially with POST, PUT and PATCH alike. A malformed body is a
+        400 whatever the preconditions say (the request could never succeed); then If-Match:
+        the row is locked from the comparison to the write, so no other save comes between."""
+        serializer = self._valid_body(request)
         with transaction.atomic():
-            return self._write(request, self._instance(for_write=True), 200)
+            return self._write(request, self._instance(for_write=True), 200, serializer)
 
     def partial_update(self, request, *args, **kwargs):
         return self.update(request, *args, **kwargs)

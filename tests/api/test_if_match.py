@@ -157,3 +157,12 @@ def test_if_match_is_in_the_openapi_document(client):
         operation = paths[f"{API}/terms/{{id}}"][method]
         assert "If-Match" in {p["name"] for p in operation["parameters"]}, method
         assert "412" in operation["responses"], method
+
+
+def test_a_malformed_body_is_400_before_the_precondition(term, editor_auth):
+    """A body that could never be written is 400 even with a stale If-Match: the client
+    must fix the request, not re-read the entry."""
+    response = write(
+        "put", f"/terms/{term.pk}", {"excerpt": 5}, editor_auth, HTTP_IF_MATCH='"stale.tag"'
+    )
+    assert response.status_code == 400 and response.json()["code"] == "rest_invalid_param"
