@@ -10,6 +10,15 @@ sighting comes after the change that made the state, so it never claims content 
 it is; it is sent only once that second has passed, because a state seen in the same second
 as the previous one would get the same HTTP date (one-second resolution) and an
 If-Modified-Since from the older state would wrongly match. ETag is the validator to use.
+
+An entry's own route (`/terms/<id>`, `/articles/<id>`) adds a token of that entry's saved
+state to the tag (`"<state hash>.<entry token>"`, `entry_token`: it changes with every save
+of the entry, i.e. with `updated_at`). The 304 check still needs only the state query (the
+same state implies the same entry); the token is what a write's `If-Match` is compared with
+(`precondition_failed`): a PUT/PATCH/POST/DELETE carrying the tag of a representation the
+entry has been saved over since is refused with 412, while edits of other entries, which
+change the state hash but not this entry, do not make it stale (RFC 9110 §13.1.1: the
+server decides which representations an entity tag identifies).
 """
 
 import hashlib
@@ -19,7 +28,7 @@ from pathlib import Path
 
 from django.http import HttpResponse
 from django.utils.cache import get_conditional_response
-from django.utils.http import http_date
+from django.utils.http import http_date, parse_etags
 
 from glossary import selectors
 
@@ -54,10 +63,16 @@ class Validators:
         if int(seen) < int(time.time()):
             self.last_modified = int(seen)
 
-    def not_modified(self, request):
-        """A 304 (or 412) response when the request's validators match, else None."""
+    def not_modified(self, request, *, entry: bool = False):
+        """A 304 (or 412) response when the request's validators match, else None. `entry`:
+        an entry's own route, whose tags carry the entry's token after the state hash."""
         if self.etag is None:
             return None
+        if entry:
+            prefix = self.etag[:-1] + "."
+            held = parse_etags(request.META.get("HTTP_IF_NONE_MATCH", ""))
+            # The same content state means the same entry: the client's tag is still good.
+            self.etag = next((tag for tag in held if tag.startswith(prefix)), self.etag)
         headers = self.apply(HttpResponse())
         response = get_conditional_response(
             getattr(request, "_request", request),
@@ -67,9 +82,37 @@ class Validators:
         )
         return None if response is headers else response
 
+    def for_entry(self, entry) -> None:
+        """The tag of an entry's own route: the state hash plus the entry's token."""
+        if self.etag is not None:
+            state = self.etag.strip('"').split(".", 1)[0]
+            self.etag = f'"{state}.{entry_token(entry)}"'
+
     def apply(self, response):
         if self.etag is not None and response.status_code == 200:
             response["ETag"] = self.etag
             if self.last_modified is not None:
                 response["Last-Modified"] = http_date(self.last_modified)
         return response
+
+
+def entry_token(entry) -> str:
+    """What identifies one saved state of an entry: changes with every save (`updated_at`
+    is stamped by each write path: services, import, restore), not with relinking or with
+    edits of other entries."""
+    key = f"{entry._meta.label}:{entry.pk}:{entry.updated_at.isoformat()}".encode()
+    return hashlib.blake2b(key, digest_size=8).hexdigest()
+
+
+def precondition_failed(request, entry) -> bool:
+    """RFC 9110 §13.1.1 If-Match on a write: true when the header is sent and none of its
+    tags names the entry as it is now (`*` names any existing entry; weak tags never match,
+    the comparison is strong). No header, no precondition."""
+    header = request.META.get("HTTP_IF_MATCH")
+    if header is None:
+        return False
+    tags = parse_etags(header)
+    if "*" in tags:
+        return False
+    token = entry_token(entry)
+    return not any(tag.endswith(f'.{token}"') and not tag.startswith("W/") for tag in tags)

@@ -45,10 +45,12 @@ def _paths() -> dict[str, str]:
         "series_page": _optional_page("glossary:series", placeholder),
     }
     for kind in ("term", "article"):
+        # A number no other part of the path contains ("v1" does contain a 1).
+        marker = "987654321"
         try:
             paths[f"{kind}_revisions"] = reverse(
-                f"api:{kind}-revisions-list", kwargs={"id": 1}
-            ).split("1", 1)
+                f"api:{kind}-revisions-list", kwargs={"id": marker}
+            ).split(marker, 1)
         except NoReverseMatch:
             paths[f"{kind}_revisions"] = None
     return paths
@@ -145,6 +147,23 @@ def entry_links(kind: str, pk: int) -> dict:
 
 
 # --- context=embed forms, built from selector `Link` rows -----------------------------------
+def revision_link(kind: str, pk: int, version_id) -> str:
+    """The address of one revision of an entry: /<type>s/<id>/revisions/<revision id>."""
+    prefix, suffix = _paths()[f"{kind}_revisions"]
+    return f"{settings.SITE_URL}{prefix}{pk}{suffix.rstrip('/')}/{version_id}"
+
+
+def revision_links(kind: str, pk: int, version_id) -> dict:
+    """A revision's HAL links: itself, the entry's revisions, and the entry (`parent`)."""
+    prefix, suffix = _paths()[f"{kind}_revisions"]
+    collection = f"{settings.SITE_URL}{prefix}{pk}{suffix.rstrip('/')}"
+    return {
+        "self": [{"href": f"{collection}/{version_id}"}],
+        "collection": [{"href": collection}],
+        "parent": [{"href": f"{route(kind)}/{pk}"}],
+    }
+
+
 def excerpt_html(text: str) -> str:
     return f"<p>{escape(text, quote=False)}</p>\n" if text else ""
 

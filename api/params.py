@@ -253,6 +253,23 @@ class DetailParams(GlobalParams):
     pass
 
 
+class RevisionParams(GlobalParams):
+    """An entry's revisions: newest first unless `order=asc`, paged like every list."""
+
+    page = serializers.IntegerField(
+        min_value=1, max_value=10**9, default=1, help_text="Numer strony."
+    )
+    per_page = serializers.IntegerField(
+        min_value=1, max_value=100, default=10, help_text="Liczba rewizji na stronie (1–100)."
+    )
+    offset = serializers.IntegerField(
+        min_value=0, max_value=10**9, required=False, help_text="Pomiń tyle rewizji."
+    )
+    order = serializers.ChoiceField(
+        ("asc", "desc"), default="desc", help_text="Od najnowszej (desc) czy od najstarszej."
+    )
+
+
 class DeleteParams(serializers.Serializer):
     force = serializers.BooleanField(
         default=False, help_text="Musi być `true`: wpisy nie trafiają do kosza."

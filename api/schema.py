@@ -36,7 +36,7 @@ RELATIONS = """
 - `webflux:articles` — the articles that use a term.
 - `webflux:terms` — the glossary terms an article uses.
 - `webflux:entries` — the terms of a category, the articles of a series.
-- `version-history` — an entry's revisions (listed once revisions exist).
+- `version-history` — an entry's revisions (editors only).
 """
 
 
@@ -135,7 +135,7 @@ def _route_key(path: str) -> str:
     path = path.removeprefix("/wp-json")
     return re.sub(
         r"\{(\w+)\}",
-        lambda m: rf"(?P<{m[1]}>[\d]+)" if m[1] == "id" else rf"(?P<{m[1]}>[\w-]+)",
+        lambda m: rf"(?P<{m[1]}>[\d]+)" if m[1] in ("id", "rev_id") else rf"(?P<{m[1]}>[\w-]+)",
         path,
     )
 

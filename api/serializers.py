@@ -444,3 +444,90 @@ class ErrorSerializer(serializers.Serializer):
     code = serializers.CharField()
     message = serializers.CharField()
     data = ErrorDataSerializer()
+
+
+class RevisionSerializer(ReadSerializer):
+    """One revision of a term or an article (WordPress's `<type>-revision`): a django-reversion
+    Version of the entry, with its revision's author, date and comment. `title`, `content`
+    and `excerpt` are the entry's texts as that revision stored them (`rendered` from the
+    site's renderer and sanitizer, without auto-links; `raw` in context=edit); the other
+    fields of the entry as they were are under the API's own names."""
+
+    CONTEXTS = {"modified": VIEW_EDIT, "modified_gmt": VIEW_EDIT, "date_gmt": VIEW_EDIT,
+                "comment": VIEW_EDIT, "guid": VIEW_EDIT}  # fmt: skip
+
+    id = serializers.IntegerField(read_only=True, help_text="Identyfikator rewizji.")
+    author = serializers.IntegerField(
+        read_only=True, allow_null=True, help_text="Kto zapisał tę rewizję (null: import/system)."
+    )
+    date = WpDateField(read_only=True, help_text="Kiedy zapisano rewizję (czas strony).")
+    date_gmt = WpDateField(read_only=True, help_text="Kiedy zapisano rewizję (UTC).")
+    modified = WpDateField(read_only=True, help_text="Rewizji się nie zmienia: to samo co date.")
+    modified_gmt = WpDateField(read_only=True)
+    guid = serializers.CharField(read_only=True, help_text="Stały adres tej rewizji.")
+    parent = serializers.IntegerField(read_only=True, help_text="Identyfikator wpisu.")
+    slug = serializers.CharField(read_only=True)
+    status = serializers.ChoiceField(STATUSES, read_only=True)
+    comment = serializers.CharField(read_only=True, help_text="Opis zmiany (np. które pola).")
+    title = RenderedSerializer(read_only=True)
+    content = RenderedSerializer(read_only=True)
+    excerpt = RenderedSerializer(read_only=True)
+    fields = serializers.DictField(
+        read_only=True,
+        help_text="Pozostałe pola wpisu w tej rewizji, pod nazwami API (np. synonyms, "
+        "categories, related; terms, series, series_order, author).",
+    )
+
+    # entry kind -> (title, excerpt, {model field: API name} of the other fields)
+    SHAPES = {
+        "term": ("name", "short_definition", {
+            "synonyms": "synonyms", "categories": "categories", "related": "related",
+            "published_at": "date", "autolink": "autolink", "linkable": "linkable"}),
+        "article": ("title", "lead", {
+            "terms": "terms", "series_id": "series", "series_order": "series_order",
+            "author_id": "author", "published_at": "date", "autolink": "autolink"}),
+    }  # fmt: skip
+
+    def to_representation(self, version):
+        from glossary.markdown import render_markdown
+
+        kind = self.context["kind"]
+        title_field, excerpt_field, others = self.SHAPES[kind]
+        data = version.field_dict
+        revision = version.revision
+        date, date_gmt = wp_dates(revision.date_created)
+        title, body = data.get(title_field) or "", data.get("body") or ""
+        excerpt = data.get(excerpt_field) or ""
+        published_at = data.get("published_at")
+        status = "draft"
+        if data.get("status") == Status.PUBLISHED:
+            status = "future" if published_at and published_at > self.context["now"] else "publish"
+        href = links.revision_link(kind, version.object_id, version.pk)
+        out = {
+            "id": version.pk,
+            "author": revision.user_id,
+            "date": date,
+            "date_gmt": date_gmt,
+            "modified": date,
+            "modified_gmt": date_gmt,
+            "guid": href,
+            "parent": int(version.object_id),
+            "slug": data.get("slug") or "",
+            "status": status,
+            "comment": revision.comment,
+            "title": {"rendered": escape(title, quote=False)},
+            "content": {"rendered": render_markdown(body)},
+            "excerpt": {"rendered": links.excerpt_html(excerpt)},
+            "fields": {
+                api: (wp_dates(data[name])[0] if name == "published_at" and data[name] else
+                      data.get(name))
+                for name, api in others.items()
+                if name in data
+            },
+        }  # fmt: skip
+        if self.ctx == "edit":
+            out["title"]["raw"], out["content"]["raw"] = title, body
+            out["excerpt"]["raw"] = excerpt
+        out = {k: v for k, v in out.items() if self.ctx in self.CONTEXTS.get(k, ALL)}
+        out["_links"] = links.revision_links(kind, int(version.object_id), version.pk)
+        return out

@@ -49,6 +49,10 @@ router.register("articles", views.ArticleViewSet, basename="article")
 router.register("categories", views.CategoryViewSet, basename="category")
 router.register("series", views.SeriesViewSet, basename="series")
 router.register("search", views.SearchViewSet, basename="search")
+router.register(r"terms/(?P<id>[0-9]+)/revisions", views.TermRevisionViewSet, "term-revisions")
+router.register(
+    r"articles/(?P<id>[0-9]+)/revisions", views.ArticleRevisionViewSet, "article-revisions"
+)
 
 urlpatterns = [
     path("wp-json/", views.IndexView.as_view(), name="index"),

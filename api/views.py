@@ -13,6 +13,7 @@ the admin's rules. Conditional GETs are answered from the content version (api/c
 from __future__ import annotations
 
 from django.conf import settings
+from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
 from django.utils.cache import patch_vary_headers
@@ -27,12 +28,13 @@ from rest_framework import viewsets
 from rest_framework.permissions import AllowAny
 from rest_framework.response import Response
 from rest_framework.views import APIView
+from reversion.models import Version
 
 from glossary import search, selectors, services
 from glossary.models import Article, Category, Series, Status, Term
 
 from . import links, schema
-from .conditional import Validators
+from .conditional import Validators, precondition_failed
 from .exceptions import RestError
 from .filters import (
     ArticleRelationFilter,
@@ -51,6 +53,7 @@ from .params import (
     DeleteParams,
     DetailParams,
     GlobalParams,
+    RevisionParams,
     SearchParams,
     SeriesParams,
     TermParams,
@@ -64,14 +67,18 @@ from .serializers import (
     CategorySerializer,
     DeletedSerializer,
     ErrorSerializer,
+    RevisionSerializer,
     SearchResultSerializer,
     SeriesSerializer,
     TermSerializer,
     TermWriteSerializer,
+    wp_dates,
 )
 
 EXPOSE = ", ".join((*HEADERS, "ETag", "Last-Modified", "Allow", "Retry-After"))
-ALLOW_HEADERS = "Authorization, Content-Type, If-None-Match, If-Modified-Since, X-CSRFToken"
+ALLOW_HEADERS = (
+    "Authorization, Content-Type, If-None-Match, If-Modified-Since, If-Match, X-CSRFToken"
+)
 
 
 def errors(*codes: int) -> dict:
@@ -84,6 +91,11 @@ def errors(*codes: int) -> dict:
 ID = OpenApiParameter(
     "id", {"type": "integer", "minimum": 1, "maximum": MAX_ID}, OpenApiParameter.PATH,
     description="Identyfikator obiektu.",
+)  # fmt: skip
+IF_MATCH = OpenApiParameter(
+    "If-Match", OpenApiTypes.STR, OpenApiParameter.HEADER, required=False,
+    description="ETag wpisu z GET /<typ>/<id> (albo z odpowiedzi na poprzedni zapis): zapis "
+    "się nie uda (412), jeśli ktoś zapisał wpis od tamtej chwili. `*`: byle wpis istniał.",
 )  # fmt: skip
 NOT_MODIFIED = OpenApiResponse(description="Bez zmian od podanego ETag/daty (If-None-Match).")
 TOTALS = [
@@ -284,6 +296,17 @@ class EntryViewSet(ContentViewSet):
             condition |= Q(status=Status.DRAFT)
         return objects.filter(condition)
 
+    def retrieve(self, request, *args, **kwargs):
+        """An entry's own route: its ETag carries the entry's token (api/conditional.py),
+        which a later write's If-Match is compared with."""
+        validators = Validators(self.request, user_key=self.user_key())
+        not_modified = validators.not_modified(request, entry=True)
+        if not_modified is not None:
+            return not_modified
+        row, extra = self.read_object(self.object_id())
+        validators.for_entry(row)
+        return validators.apply(Response(self.shape(self.represent([row], **extra))[0]))
+
     @property
     def published_only(self) -> bool:
         return set(self.params.get("status") or ["publish"]) == {"publish"}
@@ -306,15 +329,23 @@ class EntryViewSet(ContentViewSet):
         return super().represent(rows, **extra)
 
     # --- writes ---
-    def _write(self, request, instance, status_code):
+    def _valid_body(self, request):
         serializer = self.write_serializer_class(data=request.data)
         serializer.is_valid(raise_exception=True)
+        return serializer
+
+    def _write(self, request, instance, status_code, serializer=None):
+        serializer = serializer or self._valid_body(request)
         changes = serializer.to_model(serializer.validated_data, instance=instance)
         entry = self.save(changes, instance)
         self.params = {**self.params, "context": "edit"}
         row, extra = self.read_for_edit(entry.pk)
         data = self.represent([row], **extra)[0]
         headers = {"Location": data["_links"]["self"][0]["href"]} if status_code == 201 else {}
+        validators = Validators(request, user_key=self.user_key())
+        validators.for_entry(row)
+        if validators.etag is not None:  # the tag the next write's If-Match may send
+            headers["ETag"] = validators.etag
         return Response(data, status=status_code, headers=headers)
 
     def read_for_edit(self, pk: int):
@@ -325,16 +356,31 @@ class EntryViewSet(ContentViewSet):
         return self._write(request, None, 201)
 
     def update(self, request, *args, **kwargs):
-        """WordPress edits partially with POST, PUT and PATCH alike."""
-        return self._write(request, self._instance(), 200)
+        """WordPress edits partially with POST, PUT and PATCH alike. A malformed body is a
+        400 whatever the preconditions say (the request could never succeed); then If-Match:
+        the row is locked from the comparison to the write, so no other save comes between."""
+        serializer = self._valid_body(request)
+        with transaction.atomic():
+            return self._write(request, self._instance(for_write=True), 200, serializer)
 
     def partial_update(self, request, *args, **kwargs):
         return self.update(request, *args, **kwargs)
 
-    def _instance(self):
-        instance = self.visible(self.model).filter(pk=self.object_id()).first()
+    def _instance(self, *, for_write: bool = False):
+        queryset = self.visible(self.model)
+        if for_write and "HTTP_IF_MATCH" in request_meta(self.request):
+            queryset = queryset.select_for_update()
+        instance = queryset.filter(pk=self.object_id()).first()
         if instance is None:
             raise RestError(*self.not_found, 404)
+        if for_write and precondition_failed(self.request, instance):
+            raise RestError(
+                "rest_precondition_failed",
+                "Ktoś zapisał ten wpis, odkąd go pobrano (If-Match nie pasuje do jego ETag): "
+                "pobierz go ponownie, przenieś zmiany i wyślij je z nowym ETag.",
+                412,
+                modified_gmt=wp_dates(instance.updated_at)[1],
+            )
         return instance
 
     def destroy(self, request, *args, **kwargs):
@@ -345,12 +391,17 @@ class EntryViewSet(ContentViewSet):
                 "Wpisy nie trafiają do kosza; dodaj force=true, aby usunąć na stałe.",
                 400,
             )
-        instance = self._instance()
-        self.params = {**self.params, "context": "edit"}
-        row, extra = self.read_for_edit(instance.pk)
-        previous = self.represent([row], **extra)[0]
-        services.delete_entries(entries=[instance], editor=request.user)
+        with transaction.atomic():
+            instance = self._instance(for_write=True)
+            self.params = {**self.params, "context": "edit"}
+            row, extra = self.read_for_edit(instance.pk)
+            previous = self.represent([row], **extra)[0]
+            services.delete_entries(entries=[instance], editor=request.user)
         return Response({"deleted": True, "previous": previous})
+
+
+def request_meta(request) -> dict:
+    return getattr(request, "_request", request).META
 
 
 _PARAMS = {"list": None, "retrieve": DetailParams, "create": GlobalParams, "update": GlobalParams,
@@ -372,17 +423,20 @@ def _entry_schema(read, write, params, name: str):
         ),
         create=extend_schema(summary=f"Utwórz: {name}", request=write,
                              responses={201: read, **errors(400, 401, 403, 413, 415, 429)}),
-        update=extend_schema(summary=f"Zmień (PUT): {name}", request=write, parameters=[ID],
-                             responses={200: read, **detail, **errors(413, 415, 429)}),
+        update=extend_schema(summary=f"Zmień (PUT): {name}", request=write,
+                             parameters=[ID, IF_MATCH],
+                             responses={200: read, **detail, **errors(412, 413, 415, 429)}),
         partial_update=extend_schema(summary=f"Zmień (PATCH): {name}", request=write,
-                                     parameters=[ID],
-                                     responses={200: read, **detail, **errors(413, 415, 429)}),
-        destroy=extend_schema(summary=f"Usuń: {name}", parameters=[ID, DeleteParams],
-                              responses={200: DeletedSerializer, **detail, **errors(429)}),
+                                     parameters=[ID, IF_MATCH],
+                                     responses={200: read, **detail,
+                                                **errors(412, 413, 415, 429)}),
+        destroy=extend_schema(summary=f"Usuń: {name}", parameters=[ID, DeleteParams, IF_MATCH],
+                              responses={200: DeletedSerializer, **detail, **errors(412, 429)}),
     )  # fmt: skip
     edit = extend_schema(
-        summary=f"Zmień (POST, jak w WordPressie): {name}", request=write, parameters=[ID],
-        operation_id=f"{read.kind}s_edit", responses={200: read, **detail, **errors(413, 415, 429)},
+        summary=f"Zmień (POST, jak w WordPressie): {name}", request=write,
+        parameters=[ID, IF_MATCH], operation_id=f"{read.kind}s_edit",
+        responses={200: read, **detail, **errors(412, 413, 415, 429)},
     )  # fmt: skip
 
     def decorate(cls):
@@ -447,6 +501,102 @@ class ArticleViewSet(EntryViewSet):
 
     def save(self, changes, instance):
         return services.write_article(editor=self.request.user, changes=changes, article=instance)
+
+
+REV_ID = OpenApiParameter(
+    "rev_id", {"type": "integer", "minimum": 1, "maximum": MAX_ID}, OpenApiParameter.PATH,
+    description="Identyfikator rewizji.",
+)  # fmt: skip
+
+
+def _revisions_schema(name: str):
+    return extend_schema_view(
+        list=extend_schema(
+            summary=f"Rewizje: {name} (tylko redaktorzy)", parameters=[ID, RevisionParams, *TOTALS],
+            responses={200: RevisionSerializer(many=True), **errors(400, 401, 403, 404, 429)},
+        ),
+        retrieve=extend_schema(
+            summary=f"Jedna rewizja: {name} (tylko redaktorzy)",
+            parameters=[ID, REV_ID, DetailParams],
+            responses={200: RevisionSerializer, **errors(400, 401, 403, 404, 429)},
+        ),
+    )  # fmt: skip
+
+
+class RevisionViewSet(RestMixin, viewsets.GenericViewSet):
+    """WordPress's revisions of an entry (`/<type>s/<id>/revisions`, `/revisions/<rev_id>`),
+    read from django-reversion, newest first. Only people who may change the entry see them
+    (WordPress: `edit_post`), since a revision holds unpublished texts. Queries per request:
+    the entry, the page of versions with their revisions (and a COUNT when the page is not
+    the whole list), whatever many revisions there are."""
+
+    serializer_class = RevisionSerializer
+    pagination_class = WordPressPagination
+    http_method_names = ["get", "head", "options"]
+    lookup_url_kwarg = "rev_id"
+    lookup_value_regex = "[0-9]+"
+    params_classes = {"list": RevisionParams, "retrieve": DetailParams}
+    kind = ""
+
+    def initial(self, request, *args, **kwargs):
+        super().initial(request, *args, **kwargs)
+        if request.method != "OPTIONS" and not can_edit(request.user, self.model):
+            raise RestError(
+                "rest_cannot_read",
+                "Rewizje widzą tylko redaktorzy, którzy mogą zmieniać ten wpis.",
+                403 if request.user.is_authenticated else 401,
+            )
+
+    def _number(self, name: str, error: tuple[str, str]) -> int:
+        pk = int(self.kwargs[name])
+        if pk > MAX_ID:
+            raise RestError(*error, 404)
+        return pk
+
+    def versions(self):
+        pk = self._number("id", self.parent_not_found)
+        if not self.model.objects.filter(pk=pk).exists():
+            raise RestError(*self.parent_not_found, 404)
+        return (
+            Version.objects.get_for_object_reference(self.model, pk)
+            .select_related("revision")
+            .order_by("-revision__date_created", "-pk")
+        )
+
+    def serializer_context(self) -> dict:
+        return {"now": timezone.now(), "kind": self.kind,
+                "context": self.params.get("context", "view")}  # fmt: skip
+
+    def list(self, request, *args, **kwargs):
+        versions = self.versions()
+        if self.params.get("order") == "asc":
+            versions = versions.reverse()
+        rows = self.paginate_queryset(versions)
+        serializer = RevisionSerializer(context=self.serializer_context())
+        data = self.shape([serializer.to_representation(row) for row in rows])
+        return self.get_paginated_response(data)
+
+    def retrieve(self, request, *args, **kwargs):
+        not_found = ("rest_post_invalid_id", "Nie ma takiej rewizji tego wpisu.")
+        version = self.versions().filter(pk=self._number("rev_id", not_found)).first()
+        if version is None:
+            raise RestError(*not_found, 404)
+        serializer = RevisionSerializer(context=self.serializer_context())
+        return Response(self.shape([serializer.to_representation(version)])[0])
+
+
+@_revisions_schema("pojęcia")
+class TermRevisionViewSet(RevisionViewSet):
+    model = Term
+    kind = "term"
+    parent_not_found = ("rest_post_invalid_parent", "Nie ma pojęcia o tym identyfikatorze.")
+
+
+@_revisions_schema("artykuły")
+class ArticleRevisionViewSet(RevisionViewSet):
+    model = Article
+    kind = "article"
+    parent_not_found = ("rest_post_invalid_parent", "Nie ma artykułu o tym identyfikatorze.")
 
 
 def _taxonomy_schema(read, params, name):

@@ -16,6 +16,7 @@ import difflib
 import re
 from datetime import datetime
 
+from django import forms
 from django.contrib import admin, messages
 from django.contrib.admin.utils import unquote
 from django.contrib.auth.admin import UserAdmin as BaseUserAdmin
@@ -46,6 +47,60 @@ admin.site.site_title = "Słownik — redakcja"
 admin.site.index_title = "Treści słownika"
 
 HISTORY_FIELDS = ("created_at", "updated_at", "last_editor")
+EDITED_VERSION = "edited_version"
+EDITED_ELSEWHERE = (
+    "Od otwarcia tego formularza wpis zapisał(a) {who} ({when}). Twoje zmiany NIE zostały "
+    "zapisane: są w formularzu poniżej. Porównaj je z historią zmian; ponowne „Zapisz” "
+    "zastąpi tamtą wersję Twoją."
+)
+
+
+def _edit_version(updated_at) -> str:
+    return updated_at.isoformat() if updated_at else ""
+
+
+def guarded_form(form_class):
+    """`form_class` with the lost-update guard of the change form: a hidden field carries
+    the entry's `updated_at` as the form showed it; saving compares it with the row, locked
+    until the save commits (the admin's change view is one transaction), and refuses when
+    someone else saved in between. The form comes back with everything the editor typed and
+    the row's current version in the hidden field, so saving again is a conscious overwrite.
+    A POST without the field (a script, not the rendered form) is not checked."""
+
+    class Guarded(form_class):
+        edited_version = forms.CharField(widget=forms.HiddenInput, required=False)
+
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            if self.instance.pk is not None:
+                self.fields[EDITED_VERSION].initial = _edit_version(self.instance.updated_at)
+
+        def clean(self):
+            cleaned = super().clean()
+            key = self.add_prefix(EDITED_VERSION)
+            sent = self.data.get(key)
+            if self.instance.pk is None or sent is None:
+                return cleaned
+            model = type(self.instance)
+            row = (
+                model._default_manager.select_for_update()
+                .filter(pk=self.instance.pk)
+                .values("updated_at", "last_editor_id")
+                .first()
+            )
+            if row is None or sent == _edit_version(row["updated_at"]):
+                return cleaned
+            editor = User.objects.filter(pk=row["last_editor_id"]).first()
+            who = (editor.get_full_name() or editor.get_username()) if editor else "ktoś inny"
+            when = formats.date_format(timezone.localtime(row["updated_at"]), "j E Y, H:i:s")
+            self.data = self.data.copy()
+            self.data[key] = _edit_version(row["updated_at"])
+            raise ValidationError(
+                EDITED_ELSEWHERE.format(who=who, when=when), code="edited_elsewhere"
+            )
+
+    Guarded.__name__ = form_class.__name__
+    return Guarded
 
 
 class VisibilityFilter(admin.SimpleListFilter):
@@ -207,6 +262,7 @@ class PublishableAdmin(PolishMessagesMixin, admin.ModelAdmin):
     writes through services, the live preview and the revisions."""
 
     actions = ["publish_selected", "unpublish_selected"]
+    change_list_template = "admin/glossary/change_list.html"
     readonly_fields = HISTORY_FIELDS
     view_on_site = True  # the public page shows drafts to staff
     # Bodies the preview renders at most (a long article is ~60 KB of Markdown).
@@ -221,6 +277,8 @@ class PublishableAdmin(PolishMessagesMixin, admin.ModelAdmin):
         return f"{self.admin_site.name}:{name}" if admin_ns else name
 
     def get_form(self, request, obj=None, change=False, **kwargs):
+        if obj is not None:
+            kwargs.setdefault("form", guarded_form(self.form))
         form = super().get_form(request, obj, change, **kwargs)
         body = form.base_fields.get("body")
         if body is not None:
@@ -233,6 +291,14 @@ class PublishableAdmin(PolishMessagesMixin, admin.ModelAdmin):
             )
         return form
 
+    def get_fieldsets(self, request, obj=None):
+        fieldsets = super().get_fieldsets(request, obj)
+        if obj is None:
+            return fieldsets
+        # The guard's hidden field (a row of hidden fields is hidden in the admin's layout).
+        (name, options), *rest = fieldsets
+        return ((name, {**options, "fields": (*options["fields"], EDITED_VERSION)}), *rest)
+
     def get_urls(self):
         own = [
             path(
@@ -244,6 +310,16 @@ class PublishableAdmin(PolishMessagesMixin, admin.ModelAdmin):
                 "<path:object_id>/historia/<int:version_id>/przywroc/",
                 self.admin_site.admin_view(self.restore_view),
                 name=self._url_name("restore", admin_ns=False),
+            ),
+            path(
+                "usuniete/",
+                self.admin_site.admin_view(self.recover_list_view),
+                name=self._url_name("recoverlist", admin_ns=False),
+            ),
+            path(
+                "usuniete/<int:version_id>/przywroc/",
+                self.admin_site.admin_view(self.recover_view),
+                name=self._url_name("recover", admin_ns=False),
             ),
         ]
         return own + super().get_urls()
@@ -369,6 +445,70 @@ class PublishableAdmin(PolishMessagesMixin, admin.ModelAdmin):
                 messages.SUCCESS,
             )
         return redirect(self._url_name("change"), obj.pk)
+
+    # --- recovery of deleted entries ---------------------------------------------------------
+
+    def changelist_view(self, request, extra_context=None):
+        extra = {"recover_url": reverse(self._url_name("recoverlist"))}
+        return super().changelist_view(request, {**extra, **(extra_context or {})})
+
+    def _may_recover(self, request) -> bool:
+        return self.has_add_permission(request) and self.has_change_permission(request)
+
+    def recover_list_view(self, request):
+        """Deleted entries, newest deletion first: the last revision of each (django-reversion's
+        `get_deleted`, which is what `delete_entries` wrote: who deleted it and when), with a
+        button to bring it back. One page of 20 is three queries (count, page, users)."""
+        if not self._may_recover(request):
+            raise PermissionDenied
+        deleted = (
+            Version.objects.get_deleted(self.model)
+            .select_related("revision__user")
+            .order_by("-revision__date_created", "-pk")
+        )
+        page = Paginator(deleted, 20).get_page(request.GET.get("strona"))
+        opts = self.model._meta
+        context = {
+            **self.admin_site.each_context(request),
+            "title": f"Usunięte {opts.verbose_name_plural} — przywracanie",
+            "subtitle": None,
+            "opts": opts,
+            "page": page,
+            "rows": [
+                {"version": v, "recover_url": reverse(self._url_name("recover"), args=[v.pk])}
+                for v in page
+            ],
+        }
+        return TemplateResponse(request, "admin/glossary/recover_list.html", context)
+
+    def recover_view(self, request, version_id):
+        """POST: recreate a deleted entry from its last revision, with its id, fields and the
+        links that still point somewhere (`services.restore_version`: full validation, a new
+        revision, relinking). A slug or name taken since is refused with the model's message."""
+        if request.method != "POST":
+            return HttpResponseNotAllowed(["POST"])
+        if not self._may_recover(request):
+            raise PermissionDenied
+        version = Version.objects.get_deleted(self.model).filter(pk=version_id).first()
+        if version is None:
+            raise Http404
+        try:
+            entry = services.restore_version(version, editor=request.user)
+        except ValidationError as exc:
+            self.message_user(
+                request,
+                _("“%(entry)s” cannot be recovered: %(problems)s")
+                % {"entry": version.object_repr, "problems": " ".join(exc.messages)},
+                messages.ERROR,
+            )
+            return redirect(self._url_name("recoverlist"))
+        self.message_user(
+            request,
+            _("“%(entry)s” was recovered as its last revision held it (status included).")
+            % {"entry": entry},
+            messages.SUCCESS,
+        )
+        return redirect(self._url_name("change"), entry.pk)
 
     def get_search_results(self, request, queryset, search_term):
         # Django's lookups see the raw text and JSON-encoded (\\u-escaped) synonyms, so also

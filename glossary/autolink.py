@@ -27,6 +27,7 @@ import os
 import re
 import threading
 from bisect import bisect_left
+from collections import defaultdict
 from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -426,6 +427,9 @@ def states_in_db(ids, *, using: str = DEFAULT_DB_ALIAS) -> dict[int, TermState |
 
 
 _CHUNK = 900
+# Stored links are written this many texts at a time: each UPDATE … FROM joins the whole text
+# table once, so 900-text statements made a 100,000-term import quadratic.
+_STORE_EVERY = 20_000
 # Above this many new forms, one LIKE per form costs more than relinking every text.
 _GAINED_LIMIT = 200
 
@@ -521,6 +525,17 @@ def _relink_model(model, items, using: str, link_many, changed: list) -> None:
     through = model.mentions.through
     source = "from_term_id" if model is Term else "article_id"
     target = "to_term_id" if model is Term else "term_id"
+    # The mention rows as they are, read before any chunk adds rows (a large import would
+    # otherwise scan a table it keeps growing, with no statistics yet, once per chunk).
+    current: dict[int, dict[int, int]] = defaultdict(dict)  # text -> {target: row id}
+    for start in range(0, len(ids), _CHUNK):
+        for row_id, source_id, target_id in (
+            through.objects.using(using)
+            .filter(**{f"{source}__in": ids[start : start + _CHUNK]})
+            .values_list("id", source, target)
+        ):
+            current[source_id][target_id] = row_id
+    pending: list[tuple[int, str]] = []  # stored in few large statements (`_STORE_EVERY`)
     for start in range(0, len(ids), _CHUNK):
         chunk = ids[start : start + _CHUNK]
         loaded = {
@@ -529,14 +544,7 @@ def _relink_model(model, items, using: str, link_many, changed: list) -> None:
             .filter(pk__in=chunk)
             .values_list("id", "body_html", "linked_html", "autolink")
         }
-        current: dict[int, dict[int, int]] = {pk: {} for pk in loaded}  # target -> row id
-        for row_id, source_id, target_id in (
-            through.objects.using(using)
-            .filter(**{f"{source}__in": chunk})
-            .values_list("id", source, target)
-        ):
-            current[source_id][target_id] = row_id
-        updates, add, remove = [], [], []
+        updates, add, remove = pending, [], []
         results = link_many(
             [
                 (pk, body_html if autolink else "", pk if model is Term else None)
@@ -556,7 +564,9 @@ def _relink_model(model, items, using: str, link_many, changed: list) -> None:
                 instances[pk].linked_html = result.html
             if result.html != linked_html or wanted != have.keys():
                 changed.append((model, pk))
-        _store_html(model, updates, using)
+        if len(pending) >= _STORE_EVERY:
+            _store_html(model, pending, using)
+            pending.clear()
         for at in range(0, len(remove), _CHUNK):
             through.objects.using(using).filter(pk__in=remove[at : at + _CHUNK]).delete()
         if add:
@@ -565,6 +575,7 @@ def _relink_model(model, items, using: str, link_many, changed: list) -> None:
 
             fields = (source.removesuffix("_id"), target.removesuffix("_id"))
             insert_link_rows(through, fields, add)
+    _store_html(model, pending, using)
 
 
 # Below this many texts, starting worker processes costs more than it saves.
@@ -604,8 +615,10 @@ def _workers(linker: Linker, count: int):
 
 
 def _store_html(model, updates: list[tuple[int, str]], using: str) -> None:
-    """Write `linked_html` for (id, html) pairs: on PostgreSQL one UPDATE … FROM unnest per
-    batch (Django's bulk_update writes a CASE with a branch per row), elsewhere bulk_update."""
+    """Write `linked_html` for (id, html) pairs: on PostgreSQL COPY into a temporary table
+    and one UPDATE … FROM it (Django's bulk_update writes a CASE with a branch per row; an
+    UPDATE over unnested text arrays paid psycopg's Python quoting of every string),
+    elsewhere bulk_update."""
     if not updates:
         return
     connection = connections[using]
@@ -615,11 +628,27 @@ def _store_html(model, updates: list[tuple[int, str]], using: str) -> None:
         )
         return
     table = connection.ops.quote_name(model._meta.db_table)
-    sql = (
-        f"UPDATE {table} AS t SET linked_html = v.html "  # noqa: S608 (a model's table name)
-        "FROM unnest(%s::bigint[], %s::text[]) AS v(id, html) WHERE t.id = v.id"
-    )
+    from .importing import COPY_FROM
+
+    if len(updates) < COPY_FROM:  # an edit's few texts: one statement
+        sql = (
+            f"UPDATE {table} AS t SET linked_html = v.html "  # noqa: S608 (a model's table name)
+            "FROM unnest(%s::bigint[], %s::text[]) AS v(id, html) WHERE t.id = v.id"
+        )
+        with connection.cursor() as cursor:
+            cursor.execute(sql, [[pk for pk, _ in updates], [html for _, html in updates]])
+        return
     with connection.cursor() as cursor:
-        for start in range(0, len(updates), 5000):
-            batch = updates[start : start + 5000]
-            cursor.execute(sql, [[pk for pk, _ in batch], [html for _, html in batch]])
+        cursor.execute(
+            "CREATE TEMPORARY TABLE IF NOT EXISTS glossary_linked_html "
+            "(id bigint PRIMARY KEY, html text) ON COMMIT DELETE ROWS"
+        )
+        cursor.execute("TRUNCATE glossary_linked_html")
+        with cursor.cursor.copy("COPY glossary_linked_html (id, html) FROM STDIN") as copy:
+            for row in updates:
+                copy.write_row(row)
+        cursor.execute(
+            f"UPDATE {table} AS t SET linked_html = v.html "  # noqa: S608 (a model's table name)
+            "FROM glossary_linked_html AS v WHERE t.id = v.id"
+        )
+        cursor.execute("TRUNCATE glossary_linked_html")

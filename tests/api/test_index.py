@@ -2,8 +2,6 @@
 Link headers and <link> tags of pages, and the WSGI routing that gives REST routes the site's
 middleware while the MCP endpoint keeps its lean handler."""
 
-import re
-
 import pytest
 from django.conf import settings
 
@@ -171,23 +169,14 @@ def test_session_writes_need_csrf_through_the_rest_handler(editor, transactional
     assert status == 201, body
 
 
-def test_version_history_appears_once_revision_routes_exist(client, monkeypatch):
-    """The `version-history` relation is built in: it is listed as soon as a route named
-    `api:term-revisions-list` exists (revisions are another issue), and not before."""
-    from api import links
-
-    term = make_term("Z historią")
-    assert "version-history" not in client.get(f"{API}/terms/{term.pk}").json()["_links"]
-    links._paths.cache_clear()
-    real = links._paths.__wrapped__
-
-    def with_revisions():
-        paths = real()
-        paths["term_revisions"] = [f"{API}/terms/", "/revisions"]
-        return paths
-
-    monkeypatch.setattr(links, "_paths", with_revisions)
-    href = client.get(f"{API}/terms/{term.pk}").json()["_links"]["version-history"][0]["href"]
-    assert re.search(rf"{API}/terms/{term.pk}/revisions$", href)
-    monkeypatch.undo()
-    links._paths.cache_clear()
+def test_entries_link_their_revision_routes_which_the_index_lists(client):
+    """Terms and articles carry `version-history` to their revisions route, and the index
+    lists both revision routes (GET only) with their arguments, WordPress style."""
+    term, article = make_term("Z historią"), make_article("Z historią")
+    for kind, pk in (("terms", term.pk), ("articles", article.pk)):
+        href = client.get(f"{API}/{kind}/{pk}").json()["_links"]["version-history"][0]["href"]
+        assert href.endswith(f"{API}/{kind}/{pk}/revisions")
+    routes = client.get("/wp-json/").json()["routes"]
+    listing = routes[r"/webflux/v1/terms/(?P<id>[\d]+)/revisions"]
+    assert listing["methods"] == ["GET"] and "per_page" in listing["endpoints"][0]["args"]
+    assert r"/webflux/v1/articles/(?P<id>[\d]+)/revisions/(?P<rev_id>[\d]+)" in routes

@@ -237,8 +237,8 @@ def test_fields_limits_the_answer_even_nested(client, glossary):
 
 def test_links_follow_wordpress_relations(client, glossary):
     """_links has self, collection, about, wp:term (categories, embeddable), related terms,
-    the articles using the term, and WordPress's curies; no version-history while there are
-    no revision routes."""
+    the articles using the term, WordPress's curies and `version-history` (its revisions,
+    which only editors may read)."""
     sse = glossary["sse"]
     data = get(client, f"/terms/{sse.pk}").json()
     links = data["_links"]
@@ -250,7 +250,7 @@ def test_links_follow_wordpress_relations(client, glossary):
     assert links["wp:term"][0]["href"].endswith(f"/categories?term={sse.pk}")
     assert links["related"][0]["embeddable"] and links["webflux:articles"][0]["embeddable"]
     assert {"name": "wp", "href": "https://api.w.org/{rel}", "templated": True} in links["curies"]
-    assert "version-history" not in links
+    assert links["version-history"][0]["href"].endswith(f"{API}/terms/{sse.pk}/revisions")
     # Every link resolves: following it answers 200.
     for rel in ("self", "collection", "about", "wp:term", "related", "webflux:articles"):
         href = links[rel][0]["href"].split("127.0.0.1:8000", 1)[-1]

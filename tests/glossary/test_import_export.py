@@ -467,3 +467,54 @@ def test_parallel_derivation_matches_the_models_own(monkeypatch):
             expected.letter,
             expected.search_text,
         )
+
+
+@pytest.mark.postgres
+def test_the_import_binds_its_bulk_values_on_the_server():
+    """Seam: inside `server_side_binding()` Django's PostgreSQL connection hands out its own
+    server-binding cursor (no Python quoting of bulk values), and the site's setting is back
+    afterwards, also after an error."""
+    from django.db import connection
+    from django.db.backends.postgresql.base import ServerBindingCursor
+
+    with connection.cursor() as cursor:
+        before = type(cursor.cursor)
+    with importing.server_side_binding(), connection.cursor() as cursor:
+        assert isinstance(cursor.cursor, ServerBindingCursor)
+        cursor.execute("SELECT %s::text[]", [["a'b", "\\c"]])
+        assert cursor.fetchone()[0] == ["a'b", "\\c"]
+    with pytest.raises(ZeroDivisionError), importing.server_side_binding():
+        1 / 0  # noqa: B018
+    with connection.cursor() as cursor:
+        assert type(cursor.cursor) is before
+
+
+@pytest.mark.postgres
+def test_the_copy_path_writes_what_the_ordinary_path_writes(tmp_path, monkeypatch):
+    """With every row set going by COPY (the path of large files), an import still gives
+    each term its fields, derived columns, links, categories, auto-links, mention rows and
+    a revision, and exports back to the same rows."""
+    from reversion.models import Version
+
+    monkeypatch.setattr(importing, "COPY_FROM", 1)
+    rows = [
+        term_row("serwer", name="Serwer", body="Serwer odpowiada klientowi.",
+                 categories=["Sieci"], related=["klient"]),
+        term_row("klient", name="Klient", body="Klient łączy się z serwerem.",
+                 synonyms=["Klienci"]),
+        term_row("sesja", name="Sesja", body="Sesja trwa, a klienci czekają."),
+    ]  # fmt: skip
+    import_file(write(tmp_path, "t.json", rows))
+    serwer, klient, sesja = (Term.objects.get(slug=s) for s in ("serwer", "klient", "sesja"))
+    assert serwer.body_html == "<p>Serwer odpowiada klientowi.</p>\n" and serwer.sort_key
+    assert klient.synonyms == ["Klienci"] and klient.updated_at and klient.created_at
+    assert related_slugs("klient") == ["serwer"]
+    assert list(serwer.categories.values_list("name", flat=True)) == ["Sieci"]
+    assert 'href="/slownik/klient/"' in serwer.linked_html or "klient" in serwer.linked_html
+    assert list(serwer.mentions.values_list("slug", flat=True)) == ["klient"]
+    assert list(sesja.mentions.values_list("slug", flat=True)) == ["klient"]
+    assert Version.objects.get_for_object(klient).get().field_dict["related"] == [serwer.pk]
+    exported = {row["slug"]: row for row in export_terms()}
+    assert exported["serwer"]["body"] == rows[0]["body"]
+    assert exported["serwer"]["categories"] == ["Sieci"]
+    assert Term.objects.create(name="Po imporcie", short_definition="D.").pk > sesja.pk
