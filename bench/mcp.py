@@ -1086,11 +1086,13 @@ def main() -> None:
 
         if args.profile:
             for name, scenario in scenarios.items():
-                for key in ("ours", "reference"):
-                    if key in scenario["files"]:
-                        out = tmp / f"profile-{key}.txt"
-                        print(f"\n### Profile: {name}, {key}\n")
-                        print(profile(wrk, servers[key], scenario["files"][key], args, out))
+                for key, files in scenario["files"].items():
+                    if isinstance(files, list):
+                        files = files[0]
+                    server = servers[scenario.get("servers", {}).get(key, key)]
+                    out = tmp / f"profile-{len(key)}.txt"
+                    print(f"\n### Profile: {name}, {key}\n")
+                    print(profile(wrk, server, files, args, out))
             return
 
         results: dict[str, dict] = {}

@@ -12,7 +12,12 @@ import weakref
 from datetime import UTC, datetime
 
 from django.db import DEFAULT_DB_ALIAS, connections
-from django.db.models.query import ModelIterable, ValuesListIterable, get_related_populators
+from django.db.models.query import (
+    ModelIterable,
+    ValuesIterable,
+    ValuesListIterable,
+    get_related_populators,
+)
 from django.utils import timezone
 
 
@@ -53,7 +58,7 @@ class Prepared:
 
     def _compile(self, connection):
         queryset = self.build(now=self.CLOCK, **self.placeholders)
-        if queryset._iterable_class not in (ModelIterable, ValuesListIterable):
+        if queryset._iterable_class not in (ModelIterable, ValuesIterable, ValuesListIterable):
             return None
         compiler = queryset.query.get_compiler(connection=connection)
         sql, params = compiler.as_sql()
@@ -80,6 +85,10 @@ class Prepared:
 
         if queryset._iterable_class is ValuesListIterable:
             return lambda rows: [tuple(row) for row in convert(rows)]
+        if queryset._iterable_class is ValuesIterable:
+            query = queryset.query
+            names = [*query.extra_select, *query.values_select, *query.annotation_select]
+            return lambda rows: [dict(zip(names, row, strict=True)) for row in convert(rows)]
 
         klass_info, select = compiler.klass_info, compiler.select
         model = klass_info["model"]
