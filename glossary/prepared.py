@@ -38,18 +38,24 @@ class Prepared:
     CLOCK = datetime(2000, 1, 2, 3, 4, 5, 678901, tzinfo=UTC)  # never a real `now`
     _UNSET = object()
 
-    def __init__(self, build, **placeholders) -> None:
+    def __init__(self, build, *, offset: int | None = None, **placeholders) -> None:
         self.build = build
         self.placeholders = placeholders
+        # A builder that slices `[offset:offset + n]` with this marker as `offset`: the SQL's
+        # OFFSET literal becomes a parameter, so every page of a list shares one statement.
+        self.offset = offset
         self._compiled = weakref.WeakKeyDictionary()
 
     def __call__(self, **values) -> list:
         connection = connections[DEFAULT_DB_ALIAS]
         compiled = self.compiled_for(connection)
         if compiled is None:
+            if self.offset is None:
+                values.pop("offset", None)
             return list(self.build(now=timezone.now(), **values))
         sql, roles, rows_to_result = compiled
         values["now"] = connection.ops.adapt_datetimefield_value(timezone.now())
+        values.setdefault("offset", 0)
         params = [values[role] if role else value for role, value in roles]
         with connection.cursor() as cursor:
             cursor.execute(sql, params)
@@ -57,7 +63,8 @@ class Prepared:
         return rows_to_result(rows)
 
     def _compile(self, connection):
-        queryset = self.build(now=self.CLOCK, **self.placeholders)
+        extra = {} if self.offset is None else {"offset": self.offset}
+        queryset = self.build(now=self.CLOCK, **self.placeholders, **extra)
         if queryset._iterable_class not in (ModelIterable, ValuesIterable, ValuesListIterable):
             return None
         compiler = queryset.query.get_compiler(connection=connection)
@@ -72,6 +79,12 @@ class Prepared:
             roles.append((role, None if role else value))
         if {role for role, _value in roles} - {None} != set(markers):
             return None
+        if self.offset is not None:
+            literal = f" OFFSET {self.offset}"
+            if not sql.endswith(literal) or sql.count(literal) != 1:
+                return None
+            sql = sql[: -len(literal)] + " OFFSET %s"
+            roles.append(("offset", None))
         return sql, roles, self._converter(queryset, compiler)
 
     @staticmethod
