@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from django.db import DEFAULT_DB_ALIAS, connections
-from django.db.models import CharField, F, IntegerField, Value
+from django.db.models import CharField, F, IntegerField, Q, Value
 from django.db.models.functions import Cast
 from django.utils import timezone
 
@@ -237,7 +237,10 @@ def term_page(
         def build(*, now, letter=None, category=None, key=None, pk=None):
             qs = term_index(letter=letter, category=category, now=now)
             if key is not None:
-                qs = qs.filter(sort_key__gt=key) | qs.filter(sort_key=key, id__gt=pk)
+                # `(sort_key, id) > (key, pk)` written so that the range on sort_key drives
+                # an index scan from the position on (the plain OR made PostgreSQL read and
+                # sort every row after it: ~9 ms a page at 10,000 terms, issue 16).
+                qs = qs.filter(sort_key__gte=key).filter(Q(sort_key__gt=key) | Q(id__gt=pk))
             return qs[: limit + 1]
 
         prepared = _TERM_PAGES.setdefault(shape, Prepared(build, **marks))
