@@ -57,10 +57,9 @@ class Prepared:
         values["now"] = connection.ops.adapt_datetimefield_value(timezone.now())
         values.setdefault("offset", 0)
         params = [values[role] if role else value for role, value in roles]
-        with connection.cursor() as cursor:
-            cursor.execute(sql, params)
-            rows = cursor.fetchall()
-        return rows_to_result(rows)
+        cursor = _cursor(connection)
+        cursor.execute(sql, params)
+        return rows_to_result(cursor.fetchall())
 
     def _compile(self, connection):
         extra = {} if self.offset is None else {"offset": self.offset}
@@ -130,3 +129,25 @@ class Prepared:
         if compiled is self._UNSET:
             compiled = self._compiled[connection] = self._compile(connection)
         return compiled
+
+
+# One driver cursor per database connection for the prepared reads, reused call after call.
+_CURSORS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def _cursor(connection):
+    """A Django cursor wrapper (execute wrappers, query capture, error wrapping: everything
+    `connection.cursor()` gives) around a driver cursor kept for this connection.
+
+    Why: creating a psycopg cursor (its adapters, a timezone loader per timestamp column)
+    cost ~40 µs a statement, a third of running a prepared detail read (bench/mcp.py, issue
+    16). This mirrors `BaseDatabaseWrapper._cursor` (health check, connect, then
+    `_prepare_cursor` over `create_cursor`), which tests/glossary/test_prepared.py
+    fingerprints; a new driver connection (reconnect, close) gets a new cursor."""
+    connection.close_if_health_check_failed()
+    connection.ensure_connection()
+    kept = _CURSORS.get(connection)
+    if kept is None or kept[0] is not connection.connection or getattr(kept[1], "closed", False):
+        with connection.wrap_database_errors:
+            kept = _CURSORS[connection] = (connection.connection, connection.create_cursor())
+    return connection._prepare_cursor(kept[1])

@@ -183,3 +183,42 @@ def test_prepared_term_page_matches_the_queryset(django_assert_num_queries):
                             letter=letter, category=cat, after=after, limit=2
                         )
                     assert page == _orm_page(letter, cat, after, 2), (letter, cat, after)
+
+
+# sha256 of the Django 5.2 `BaseDatabaseWrapper._cursor` that glossary.prepared._cursor mirrors.
+CURSOR = "bb632516d005185c3f44250b3224b6cfbc0a8869ab80d1a045a78a62e11cc347"
+
+
+def test_djangos_cursor_is_the_one_mirrored():
+    """If this fails, Django changed BaseDatabaseWrapper._cursor: bring
+    glossary.prepared._cursor (which keeps one driver cursor per connection) in line, then
+    update CURSOR."""
+    import hashlib
+    import inspect
+
+    from django.db.backends.base.base import BaseDatabaseWrapper
+
+    source = inspect.getsource(BaseDatabaseWrapper._cursor)
+    assert hashlib.sha256(source.encode()).hexdigest() == CURSOR
+
+
+def test_prepared_reads_reuse_one_driver_cursor_and_follow_a_new_connection():
+    """Prepared reads run on one kept driver cursor per connection (still counted by query
+    capture); once the driver connection it belongs to is gone (a reconnect), a fresh
+    cursor is made on the new one."""
+    from django.db import DEFAULT_DB_ALIAS, connections
+    from django.test.utils import CaptureQueriesContext
+
+    from glossary import prepared
+
+    connection = connections[DEFAULT_DB_ALIAS]
+    term = make_term("Gniazdo")
+    selectors.term_detail(slug=term.slug)
+    first = prepared._CURSORS[connection][1]
+    with CaptureQueriesContext(connection) as ctx:
+        assert selectors.term_detail(slug=term.slug).term.pk == term.pk
+    assert len(ctx.captured_queries) == 2
+    assert prepared._CURSORS[connection][1] is first
+    prepared._CURSORS[connection] = (object(), first)  # as if the driver had reconnected
+    assert selectors.term_detail(slug=term.slug).term.pk == term.pk
+    assert prepared._CURSORS[connection][1] is not first
