@@ -27,6 +27,8 @@ _BASE_TIME = datetime(2001, 2, 3, 4, 5, 6, tzinfo=UTC)
 _COMPILED: dict = {}
 _LOCK = threading.Lock()
 MAX_SHAPES = 2000
+PAGE_PARAMS = frozenset({"page", "offset"})
+OFFSET_MARK = 987_654_321  # the OFFSET a shape is compiled with, then made a parameter
 
 
 def _placeholders(params: dict) -> tuple[tuple, dict, dict]:
@@ -88,26 +90,31 @@ class CompiledList:
         shape, fake, real = _placeholders(view.params)
         if not shape and view.params:
             return list(self.queryset()[bounds])
-        key = (type(view), shape, bounds.start, bounds.stop)
+        start, size = bounds.start or 0, bounds.stop - (bounds.start or 0)
+        # Which page (page, offset) only moves the OFFSET, a parameter of the statement: every
+        # page of a list shares one compiled statement (a crawler walking pages compiled one
+        # per page before, issue 16).
+        key = (type(view), tuple(s for s in shape if s[0] not in PAGE_PARAMS), size)
         prepared = _COMPILED.get(key)
         if prepared is None:
-            prepared = Prepared(self._builder(type(view), view.params, bounds), **fake)
+            build = self._builder(type(view), view.params, size)
+            prepared = Prepared(build, offset=OFFSET_MARK, **fake)
             with _LOCK:
                 if len(_COMPILED) >= MAX_SHAPES:
                     _COMPILED.clear()
                 _COMPILED[key] = prepared
-        return prepared(**real)
+        return prepared(offset=start, **real)
 
     @staticmethod
-    def _builder(view_class, params: dict, bounds: slice):
+    def _builder(view_class, params: dict, size: int):
         """Builds the shape's QuerySet on a bare view of the same class (no request: the
         readers' visibility), never on the request that first asked for it."""
         template = dict(params)
 
-        def build(*, now, **values):
+        def build(*, now, offset, **values):
             bare = view_class()
             bare.request, bare.now, bare.action = None, now, "list"
             bare.params = _rebuild(template, values)
-            return bare.filter_queryset(bare.get_queryset())[bounds]
+            return bare.filter_queryset(bare.get_queryset())[offset : offset + size]
 
         return build

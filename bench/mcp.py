@@ -736,24 +736,25 @@ def render(results: dict, meta: dict, args) -> str:
         "|---|---|---:|---:|---:|---:|---:|---:|---|",
     ]
     for scenario, row in results.items():
-        for server in ("ours", "reference"):
+        for server in sorted((k for k in row if k != "sql"), key=lambda k: k == "reference"):
             runs = row.get(server)
             if not runs:
                 continue
             ratios = ""
-            if server == "ours" and row.get("reference"):
-                per_round = [
-                    o["rps"] / r["rps"] for o, r in zip(runs, row["reference"], strict=False)
-                ]
+            if server != "reference" and row.get("reference"):
+                pairs = list(zip(runs, row["reference"], strict=False))
+                per_round = [o["rps"] / r["rps"] for o, r in pairs]
+                cpu = statistics.median(o["cpu_ms"] / r["cpu_ms"] for o, r in pairs)
                 ratios = " / ".join(f"{x:.2f}×" for x in per_round)
-                ratios += f" (median {statistics.median(per_round):.2f}×)"
+                ratios += f" (median {statistics.median(per_round):.2f}×; CPU {cpu:.2f}×)"
             lines.append(
                 f"| {scenario} | {server} | {fmt(statistics.median(r['rps'] for r in runs))} | "
                 f"{statistics.median(r['p50'] for r in runs):.1f} | "
                 f"{statistics.median(r['p99'] for r in runs):.1f} | "
                 f"{statistics.median(r['cpu_ms'] for r in runs):.2f} | "
                 f"{statistics.median(r['pg_ms'] for r in runs):.2f} | "
-                f"{row.get('sql', {}).get(server, '–')} | {ratios} |"
+                f"{row.get('sql', {}).get(server, row.get('sql', {}).get('ours', '–'))} | "
+                f"{ratios} |"
             )
     loads = sorted({r["load"] for row in results.values() for k in ("ours", "reference")
                     for r in row.get(k, [])})  # fmt: skip
@@ -817,6 +818,57 @@ def distinct_scenario(servers: dict, args, tmp: Path) -> tuple[str, dict]:
     return name, {"files": files, "servers": keys, "sql": {"ours": "1", "reference": 1}}
 
 
+def distinct_reads(servers: dict, args, tmp: Path) -> dict:
+    """The distinct-key reads of bench/coldreads.py: each MCP read in both eras on ours with
+    the cache off and on (missing by construction) and on the reference; the REST reads and
+    the reader pages (uncached renders, and 304s) on ours with the cache off."""
+    from bench import coldreads
+
+    out: dict[str, dict] = {}
+    keys = ("ours, cache off", "ours, cache on", "reference")
+    for read, calls in coldreads.workloads(args.seed).items():
+        for form in ("legacy", "modern"):
+            era = "2026-07-28" if form == "modern" else "legacy"
+            name = f"{read} ({era}), {len(calls):,} distinct"
+            files = {}
+            for key in keys:
+                path = REF_PATH if key == "reference" else MCP_PATH
+                specs = coldreads.specs(calls, path, form)
+                for spec, (method, _p, _n) in list(zip(specs, calls, strict=True))[:10]:
+                    status, _h, body = post(
+                        servers[key].port, path, spec["headers"], spec["body"].encode()
+                    )
+                    problem = coldreads.check(status, body, method)
+                    if problem:
+                        raise RuntimeError(f"{key} {name}: {problem}")
+                files[key] = tmp / f"reads-{len(out)}-{key[-3:].strip()}.lua"
+                write_requests(files[key], specs)
+            out[name] = {"files": files, "sql": {}}
+    cold = servers["ours, cache off"]
+    api = "/wp-json/webflux/v1"
+    for name, paths in {**coldreads.rest_paths(api), **coldreads.page_paths()}.items():
+        for path in paths[:10]:
+            status, _h, body = get(cold.port, path)
+            if status != 200:
+                raise RuntimeError(f"{name} {path}: HTTP {status} {body[:200]!r}")
+        file = tmp / f"reads-{len(out)}.lua"
+        write_requests(file, [{"method": "GET", "path": p, "headers": {}} for p in paths])
+        out[f"{name}, {len(paths):,} distinct"] = {"files": {"ours, cache off": file}}
+    articles = coldreads.page_paths()["reader article page, every slug once (uncached render)"]
+    cond = []
+    for path in articles[:50]:
+        _s, headers, _b = get(cold.port, path)
+        if "etag" in headers and get(cold.port, path, {"If-None-Match": headers["etag"]})[0] == 304:
+            cond.append({"method": "GET", "path": path,
+                         "headers": {"If-None-Match": headers["etag"]}})  # fmt: skip
+    if len(cond) == 50:
+        write_requests(tmp / "article304.lua", cond)
+        out["reader article page, conditional (304)"] = {
+            "files": {"ours, cache off": tmp / "article304.lua"}, "expected": 304,
+        }  # fmt: skip
+    return out
+
+
 def probe_mcp(path):
     def probe(port: int) -> bool:
         headers, body = tool_call("search_term", {"query": "x"}, "legacy")
@@ -849,6 +901,11 @@ def main() -> None:
         "--distinct", type=int, default=60_000,
         help="distinct search queries for the cold workload (split over the rounds; 0: none)",
     )  # fmt: skip
+    parser.add_argument(
+        "--no-reads", dest="reads", action="store_false",
+        help="leave out the distinct-key reads (bench/coldreads.py: every key once)",
+    )  # fmt: skip
+    parser.add_argument("--articles", type=int, default=5000, help="articles for the reads")
     parser.add_argument("--no-write", action="store_true", help="do not update docs/benchmarks.md")
     parser.add_argument(
         "--reuse-db", action="store_true",
@@ -883,6 +940,12 @@ def main() -> None:
     generator = "reused database" if reused else load_glossary(args.terms, args.seed)
     call_command("collectstatic", interactive=False, verbosity=0)
     log(f"loaded {args.terms:,} terms in {time.monotonic() - started:.1f} s ({generator})")
+    if args.reads and not reused:
+        from bench import coldreads
+
+        coldreads.add_articles(args.articles, args.seed)
+        analyze()
+        log(f"added {args.articles:,} articles for the distinct-read workload")
     queries, slugs = pick_workload(args.workload, args.seed)
 
     notes = []
@@ -895,6 +958,12 @@ def main() -> None:
         f"{len(queries)} queries and {len(slugs)} slugs, bound the way Django binds them "
         "(server-side, prepared after 5 executions per connection)."
     )
+    if args.reads:
+        from bench import coldreads
+
+        problems = coldreads.capture(statements)
+        if problems:
+            sys.exit("cannot give the reference server our SQL:\n  " + "\n  ".join(problems[:5]))
     our_sql = count_queries(queries, slugs)
     captured = json.loads(statements.read_text(encoding="utf-8"))
     ref_sql = {
@@ -932,6 +1001,20 @@ def main() -> None:
             [*ours.argv[:-3], "--port", str(cport := free_port()), ours.argv[-1]],
             cold_env, cport, probe_mcp(MCP_PATH),
         )  # fmt: skip
+    if args.reads:
+        from bench.coldreads import CACHE_ON_SIZE
+
+        if "ours, cache off" not in servers:
+            servers["ours, cache off"] = Server(
+                "ours, cache off",
+                [*ours.argv[:-3], "--port", str(cport := free_port()), ours.argv[-1]],
+                {**our_env, "MCP_RESULT_CACHE_SIZE": "0"}, cport, probe_mcp(MCP_PATH),
+            )  # fmt: skip
+        servers["ours, cache on"] = Server(
+            "ours, cache on",
+            [*ours.argv[:-3], "--port", str(wport := free_port()), ours.argv[-1]],
+            {**our_env, "MCP_RESULT_CACHE_SIZE": str(CACHE_ON_SIZE)}, wport, probe_mcp(MCP_PATH),
+        )  # fmt: skip
     try:
         for server in servers.values():
             server.start()
@@ -965,6 +1048,9 @@ def main() -> None:
         if args.distinct:
             name, files = distinct_scenario(servers, args, tmp)
             scenarios[name] = files
+
+        if args.reads:
+            scenarios.update(distinct_reads(servers, args, tmp))
 
         page_specs, cond_specs, expect_304 = [], [], 200
         for slug in slugs:
@@ -1000,20 +1086,20 @@ def main() -> None:
 
         if args.profile:
             for name, scenario in scenarios.items():
-                for key in ("ours", "reference"):
-                    if key in scenario["files"]:
-                        out = tmp / f"profile-{key}.txt"
-                        print(f"\n### Profile: {name}, {key}\n")
-                        print(profile(wrk, servers[key], scenario["files"][key], args, out))
+                for key, files in scenario["files"].items():
+                    if isinstance(files, list):
+                        files = files[0]
+                    server = servers[scenario.get("servers", {}).get(key, key)]
+                    out = tmp / f"profile-{len(key)}.txt"
+                    print(f"\n### Profile: {name}, {key}\n")
+                    print(profile(wrk, server, files, args, out))
             return
 
         results: dict[str, dict] = {}
         for round_no in range(1, args.rounds + 1):
             for name, scenario in scenarios.items():
                 row = results.setdefault(name, {"sql": scenario.get("sql", {"ours": "–"})})
-                for key in ("ours", "reference"):
-                    if key not in scenario["files"]:
-                        continue
+                for key in scenario["files"]:
                     server = servers[scenario.get("servers", {}).get(key, key)]
                     files = scenario["files"][key]
                     if isinstance(files, list):  # one slice of distinct requests per round

@@ -27,6 +27,7 @@ Django: its request path is SDK + psycopg only.
 """
 
 import argparse
+import base64
 import contextlib
 import json
 import os
@@ -57,6 +58,10 @@ class Statements:
     def __init__(self, data: dict) -> None:
         self.term, self.links = data["get_term"]["term"], data["get_term"]["links"]
         self.search = {(q["query"], q["limit"]): q["statements"] for q in data["search_term"]}
+        # The distinct-read workload (bench/coldreads.py): get_article's two statements and
+        # term_page's statement per filter shape ("<letter><category><after>" as 0/1).
+        self.article = data.get("get_article")
+        self.pages = data.get("list_terms") or {}
 
     @staticmethod
     def _fill(spec: list, now: datetime, values: dict) -> tuple:
@@ -70,6 +75,16 @@ class Statements:
 
     def links_sql(self, term_id: int, now: datetime) -> tuple[str, tuple]:
         return self.links["sql"], self._fill(self.links["params"], now, {"id": term_id})
+
+    def article_sql(self, part: str, now: datetime, **values) -> tuple[str, tuple]:
+        spec = self.article[part]
+        return spec["sql"], self._fill(spec["params"], now, values)
+
+    def page_sql(self, now: datetime, letter, category, after) -> tuple[str, tuple]:
+        spec = self.pages[f"{int(letter is not None)}{int(category is not None)}{int(bool(after))}"]
+        key, pk = after or (None, None)
+        values = {"letter": letter, "category": category, "key": key, "id": pk}
+        return spec["sql"], self._fill(spec["params"], now, values)
 
     def search_sql(self, query: str, limit: int, now: datetime) -> list[tuple[str, tuple]]:
         statements = self.search.get((query, limit))
@@ -151,6 +166,69 @@ class TermResult(BaseModel):
     updatedAt: str | None
 
 
+class ArticleResult(BaseModel):
+    title: str
+    slug: str
+    lead: str
+    body: str
+    url: str
+    publishedAt: str | None
+    updatedAt: str | None
+    series: CategoryRef | None
+    terms: list[TermHit]
+    previous: ArticleRef | None
+    next: ArticleRef | None
+
+
+class TermCard(BaseModel):
+    name: str
+    slug: str
+    shortDefinition: str
+    url: str
+
+
+class TermList(BaseModel):
+    terms: list[TermCard]
+    nextCursor: str | None = None
+
+
+def _decode_cursor(cursor: str | None):
+    """The keyset position in a cursor ours issued (its payload; the reference does not check
+    the signature, strictly less work than ours), or in one the reference issued."""
+    if not cursor:
+        return None
+    payload = cursor.split(":", 1)[0]
+    _kind, position = json.loads(base64.urlsafe_b64decode(payload + "=" * (-len(payload) % 4)))
+    return position
+
+
+def _encode_cursor(position) -> str:
+    raw = json.dumps(["list_terms::", position]).encode()
+    return base64.urlsafe_b64encode(raw).decode().rstrip("=") + ":"
+
+
+def _term_markdown(term: dict, categories, related, articles) -> str:
+    """The Markdown document of a term, the sections ours has."""
+    lines = [f"# {term['name']}", "", term["short_definition"], ""]
+    if term["synonyms"]:
+        lines += [f"**Synonimy:** {', '.join(term['synonyms'])}", ""]
+    if categories:
+        lines += [f"**Kategorie:** {', '.join(c.name for c in categories)}", ""]
+    if term["body"].strip():
+        lines += [term["body"].strip(), ""]
+    if related:
+        lines += ["## Pojęcia powiązane", ""]
+        lines += [f"- {r.name} (`{r.slug}`): {r.shortDefinition}" for r in related]
+        lines.append("")
+    if articles:
+        lines += ["## Artykuły", ""]
+        lines += [f"- [{a.title}]({a.url})" for a in articles]
+        lines.append("")
+    url = f"{SITE_URL}/slownik/{term['slug']}/"
+    lines.append(f"Źródło: {url} (zaktualizowano {term['updated_at'].isoformat()})")
+    return "\n".join(lines)
+
+
 def build_server(statements: Statements) -> MCPServer:
     @contextlib.asynccontextmanager
     async def lifespan(server) -> AsyncIterator[dict]:
@@ -189,14 +267,13 @@ def build_server(statements: Statements) -> MCPServer:
             ],
         )  # fmt: skip
 
-    @server.tool(description="Get one glossary term: categories, related terms, articles.")
-    async def get_term(slug: str, ctx: Context) -> TermResult:
+    async def read_term(slug: str, ctx: Context):
         now = datetime.now(UTC)
         async with ctx.request_context.lifespan_context["pool"].connection() as conn:
             cursor = await conn.execute(*statements.term_sql(slug, now))
             row = await cursor.fetchone()
             if row is None:
-                raise ToolError(f"Unknown term {slug!r}.")
+                return None
             term = _columns(cursor, row)
             links = await (await conn.execute(*statements.links_sql(term["id"], now))).fetchall()
         categories, related, articles = [], [], []
@@ -205,17 +282,97 @@ def build_server(statements: Statements) -> MCPServer:
                 categories.append(CategoryRef(slug=lslug, name=title))
             elif kind == "term":
                 related.append(RelatedRef(slug=lslug, name=title, shortDefinition=summary))
-            else:
+            elif kind == "article":
                 articles.append(
                     ArticleRef(slug=lslug, title=title, url=f"{SITE_URL}/artykuly/{lslug}/")
                 )
         articles.reverse()  # newest first, as ours
+        return term, categories, related, articles
+
+    @server.tool(description="Get one glossary term: categories, related terms, articles.")
+    async def get_term(slug: str, ctx: Context) -> TermResult:
+        found = await read_term(slug, ctx)
+        if found is None:
+            raise ToolError(f"Unknown term {slug!r}.")
+        term, categories, related, articles = found
         return TermResult(
             name=term["name"], slug=term["slug"], shortDefinition=term["short_definition"],
             body=term["body"], synonyms=term["synonyms"], categories=categories, related=related,
             articles=articles, url=f"{SITE_URL}/slownik/{term['slug']}/",
             updatedAt=term["updated_at"].isoformat(),
         )  # fmt: skip
+
+    @server.tool(description="Get one published article: lead, body, the terms it uses.")
+    async def get_article(slug: str, ctx: Context) -> ArticleResult:
+        now = datetime.now(UTC)
+        async with ctx.request_context.lifespan_context["pool"].connection() as conn:
+            cursor = await conn.execute(*statements.article_sql("article", now, slug=slug))
+            row = await cursor.fetchone()
+            if row is None:
+                raise ToolError(f"Unknown article {slug!r}.")
+            article = _columns(cursor, row)
+            sql, params = statements.article_sql("links", now, id=article["id"])
+            links = await (await conn.execute(sql, params)).fetchall()
+        terms = [
+            TermHit(name=title, slug=lslug, shortDefinition=summary,
+                    url=f"{SITE_URL}/slownik/{lslug}/", score=1.0)
+            for kind, _pk, lslug, title, summary, _sort in sorted(links, key=lambda r: r[5])
+            if kind == "term"
+        ]  # fmt: skip
+        published = article["published_at"]
+        return ArticleResult(
+            title=article["title"], slug=article["slug"], lead=article["lead"],
+            body=article["body"], url=f"{SITE_URL}/artykuly/{article['slug']}/",
+            publishedAt=published.isoformat() if published else None,
+            updatedAt=article["updated_at"].isoformat(), series=None, terms=terms,
+            previous=None, next=None,
+        )  # fmt: skip
+
+    @server.tool(description="List published terms A–Z, by letter or category, paginated.")
+    async def list_terms(
+        ctx: Context, letter: str | None = None, category: str | None = None,
+        cursor: str | None = None,
+    ) -> TermList:  # fmt: skip
+        now = datetime.now(UTC)
+        after = _decode_cursor(cursor)
+        sql, params = statements.page_sql(now, letter, category, after)
+        async with ctx.request_context.lifespan_context["pool"].connection() as conn:
+            cur = await conn.execute(sql, params)
+            rows = [_columns(cur, r) for r in await cur.fetchall()]
+        page = rows[:50]
+        result = TermList(
+            terms=[
+                TermCard(name=r["name"], slug=r["slug"], shortDefinition=r["short_definition"],
+                         url=f"{SITE_URL}/slownik/{r['slug']}/")
+                for r in page
+            ]
+        )  # fmt: skip
+        if len(rows) > 50:
+            result.nextCursor = _encode_cursor([page[-1]["sort_key"], page[-1]["id"]])
+        return result
+
+    @server.resource("glossary://terms/{slug}", mime_type="text/markdown")
+    async def term_resource(slug: str, ctx: Context) -> str:
+        found = await read_term(slug, ctx)
+        if found is None:
+            raise ValueError(f"Unknown term {slug!r}.")
+        return _term_markdown(*found)
+
+    @server.prompt(description="Explain a glossary term in Polish for a given audience.")
+    async def explain_term(slug: str, ctx: Context, audience: str | None = None) -> list[dict]:
+        found = await read_term(slug, ctx)
+        if found is None:
+            raise ValueError(f"Unknown term {slug!r}.")
+        resource = {"uri": f"glossary://terms/{slug}", "mimeType": "text/markdown",
+                    "text": _term_markdown(*found)}  # fmt: skip
+        instruction = (
+            "Wyjaśnij po polsku pojęcie z załączonego wpisu słownika. "
+            f"Odbiorca: {audience or 'czytelnik bez specjalistycznej wiedzy'}."
+        )
+        return [
+            {"role": "user", "content": {"type": "resource", "resource": resource}},
+            {"role": "user", "content": {"type": "text", "text": instruction}},
+        ]
 
     return server
 

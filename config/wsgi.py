@@ -42,6 +42,7 @@ class RestHandler(LeanHandler):
     logins, CSRF checked by DRF itself), none of the page middleware."""
 
     middleware_setting = "REST_MIDDLEWARE"
+    resolved_paths = 0  # ids and slugs in the path: resolve each request
 
 
 rest_application = RestHandler()

@@ -250,7 +250,13 @@ class Term(Publishable):
                 violation_error_code="published_at_required",
             ),
         ]
-        indexes = [models.Index(fields=["status", "published_at", "sort_key"])]
+        indexes = [
+            models.Index(fields=["status", "published_at", "sort_key"]),
+            # The A–Z order itself: a keyset page (list_terms, resources/list) is an index
+            # range read without a sort, also under the generic plans of prepared
+            # statements (issue 16: 9 ms of PostgreSQL a page without it at 10,000 terms).
+            models.Index(fields=["sort_key", "id"], name="glossary_term_sort_id_idx"),
+        ]
 
     def __str__(self) -> str:
         return self.name

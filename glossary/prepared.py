@@ -12,7 +12,12 @@ import weakref
 from datetime import UTC, datetime
 
 from django.db import DEFAULT_DB_ALIAS, connections
-from django.db.models.query import ModelIterable, ValuesListIterable, get_related_populators
+from django.db.models.query import (
+    ModelIterable,
+    ValuesIterable,
+    ValuesListIterable,
+    get_related_populators,
+)
 from django.utils import timezone
 
 
@@ -33,27 +38,33 @@ class Prepared:
     CLOCK = datetime(2000, 1, 2, 3, 4, 5, 678901, tzinfo=UTC)  # never a real `now`
     _UNSET = object()
 
-    def __init__(self, build, **placeholders) -> None:
+    def __init__(self, build, *, offset: int | None = None, **placeholders) -> None:
         self.build = build
         self.placeholders = placeholders
+        # A builder that slices `[offset:offset + n]` with this marker as `offset`: the SQL's
+        # OFFSET literal becomes a parameter, so every page of a list shares one statement.
+        self.offset = offset
         self._compiled = weakref.WeakKeyDictionary()
 
     def __call__(self, **values) -> list:
         connection = connections[DEFAULT_DB_ALIAS]
         compiled = self.compiled_for(connection)
         if compiled is None:
+            if self.offset is None:
+                values.pop("offset", None)
             return list(self.build(now=timezone.now(), **values))
         sql, roles, rows_to_result = compiled
         values["now"] = connection.ops.adapt_datetimefield_value(timezone.now())
+        values.setdefault("offset", 0)
         params = [values[role] if role else value for role, value in roles]
-        with connection.cursor() as cursor:
-            cursor.execute(sql, params)
-            rows = cursor.fetchall()
-        return rows_to_result(rows)
+        cursor = _cursor(connection)
+        cursor.execute(sql, params)
+        return rows_to_result(cursor.fetchall())
 
     def _compile(self, connection):
-        queryset = self.build(now=self.CLOCK, **self.placeholders)
-        if queryset._iterable_class not in (ModelIterable, ValuesListIterable):
+        extra = {} if self.offset is None else {"offset": self.offset}
+        queryset = self.build(now=self.CLOCK, **self.placeholders, **extra)
+        if queryset._iterable_class not in (ModelIterable, ValuesIterable, ValuesListIterable):
             return None
         compiler = queryset.query.get_compiler(connection=connection)
         sql, params = compiler.as_sql()
@@ -67,6 +78,12 @@ class Prepared:
             roles.append((role, None if role else value))
         if {role for role, _value in roles} - {None} != set(markers):
             return None
+        if self.offset is not None:
+            literal = f" OFFSET {self.offset}"
+            if not sql.endswith(literal) or sql.count(literal) != 1:
+                return None
+            sql = sql[: -len(literal)] + " OFFSET %s"
+            roles.append(("offset", None))
         return sql, roles, self._converter(queryset, compiler)
 
     @staticmethod
@@ -80,6 +97,10 @@ class Prepared:
 
         if queryset._iterable_class is ValuesListIterable:
             return lambda rows: [tuple(row) for row in convert(rows)]
+        if queryset._iterable_class is ValuesIterable:
+            query = queryset.query
+            names = [*query.extra_select, *query.values_select, *query.annotation_select]
+            return lambda rows: [dict(zip(names, row, strict=True)) for row in convert(rows)]
 
         klass_info, select = compiler.klass_info, compiler.select
         model = klass_info["model"]
@@ -108,3 +129,25 @@ class Prepared:
         if compiled is self._UNSET:
             compiled = self._compiled[connection] = self._compile(connection)
         return compiled
+
+
+# One driver cursor per database connection for the prepared reads, reused call after call.
+_CURSORS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def _cursor(connection):
+    """A Django cursor wrapper (execute wrappers, query capture, error wrapping: everything
+    `connection.cursor()` gives) around a driver cursor kept for this connection.
+
+    Why: creating a psycopg cursor (its adapters, a timezone loader per timestamp column)
+    cost ~40 µs a statement, a third of running a prepared detail read (bench/mcp.py, issue
+    16). This mirrors `BaseDatabaseWrapper._cursor` (health check, connect, then
+    `_prepare_cursor` over `create_cursor`), which tests/glossary/test_prepared.py
+    fingerprints; a new driver connection (reconnect, close) gets a new cursor."""
+    connection.close_if_health_check_failed()
+    connection.ensure_connection()
+    kept = _CURSORS.get(connection)
+    if kept is None or kept[0] is not connection.connection or getattr(kept[1], "closed", False):
+        with connection.wrap_database_errors:
+            kept = _CURSORS[connection] = (connection.connection, connection.create_cursor())
+    return connection._prepare_cursor(kept[1])

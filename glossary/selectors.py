@@ -12,7 +12,7 @@ from datetime import datetime
 
 from django.conf import settings
 from django.db import DEFAULT_DB_ALIAS, connections
-from django.db.models import CharField, F, IntegerField, Value
+from django.db.models import CharField, F, IntegerField, Q, Value
 from django.db.models.functions import Cast
 from django.utils import timezone
 
@@ -81,8 +81,17 @@ def _visible(model, include_drafts: bool):
     return model.objects.all() if include_drafts else model.objects.published()
 
 
+# Columns only search, sorting and linking read (derived on save): a detail read never shows
+# them, and the stems of a long body are most of a row's bytes.
+TERM_SEARCH_COLUMNS = ("name_folded", "search_text", "search_names", "stems_names",
+                       "stems_definition", "stems_body", "typo_keys")  # fmt: skip
+ARTICLE_SEARCH_COLUMNS = ("search_text", "title_folded", "stems_title", "stems_lead", "stems_body")
+
+
 def _term_by_slug(*, slug: str, now: datetime):
-    return Term.objects.published(now=now).select_related("last_editor").filter(slug=slug)[:1]
+    # No join to the last editor: no page, tool or resource shows it (the REST API's `edit`
+    # context reads `last_editor_id`, a column of the row).
+    return Term.objects.published(now=now).defer(*TERM_SEARCH_COLUMNS).filter(slug=slug)[:1]
 
 
 def _term_links(*, pk: int, now: datetime):
@@ -133,37 +142,59 @@ def term_detail(*, slug: str, include_drafts: bool = False) -> TermDetail | None
     return detail
 
 
-def article_detail(*, slug: str, include_drafts: bool = False) -> ArticleDetail | None:
-    """An article with its published glossary terms, the published terms its body mentions
-    and its series neighbours (2 queries)."""
-    article = (
-        _visible(Article, include_drafts)
+def _article_by_slug(*, slug: str, now: datetime):
+    return (
+        Article.objects.published(now=now)
         .select_related("author", "series")
-        .filter(slug=slug)
-        .first()
+        .defer(*ARTICLE_SEARCH_COLUMNS)
+        .filter(slug=slug)[:1]
     )
-    if article is None:
-        return None
+
+
+def _article_links(*, pk: int, now: datetime, series: int | None = None):
     parts = [
         _link_values(
-            Term.objects.published().filter(articles=article.pk), "term", title="name",
+            Term.objects.published(now=now).filter(articles=pk), "term", title="name",
             summary="short_definition", sort="sort_key",
         ),
         _link_values(
-            Term.objects.published().filter(mentioned_by_articles=article.pk), "mention",
+            Term.objects.published(now=now).filter(mentioned_by_articles=pk), "mention",
             title="name", summary="short_definition", sort="sort_key",
         ),
     ]  # fmt: skip
-    if article.series_id:
+    if series is not None:
         parts.append(
             _link_values(
-                Article.objects.published().filter(series=article.series_id).exclude(pk=article.pk),
+                Article.objects.published(now=now).filter(series=series).exclude(pk=pk),
                 "series", title="title", summary="lead",
                 sort=F("series_order") + Value(1_000_000_000, output_field=IntegerField()),
             )
         )  # fmt: skip
+    return parts[0].union(*parts[1:], all=True)
+
+
+_ARTICLE_BY_SLUG = Prepared(_article_by_slug, slug="__slug_placeholder__")
+_ARTICLE_LINKS = Prepared(_article_links, pk=-2_718_281)
+_ARTICLE_LINKS_SERIES = Prepared(_article_links, pk=-2_718_281, series=-3_141_592)
+
+
+def article_detail(*, slug: str, include_drafts: bool = False) -> ArticleDetail | None:
+    """An article with its published glossary terms, the published terms its body mentions
+    and its series neighbours (2 queries, compiled once for readers: glossary/prepared.py)."""
+    if include_drafts:
+        article = (
+            _visible(Article, True).select_related("author", "series").filter(slug=slug).first()
+        )
+    else:
+        article = next(iter(_ARTICLE_BY_SLUG(slug=slug)), None)
+    if article is None:
+        return None
+    if article.series_id:
+        rows = _ARTICLE_LINKS_SERIES(pk=article.pk, series=article.series_id)
+    else:
+        rows = _ARTICLE_LINKS(pk=article.pk)
     detail = ArticleDetail(article=article)
-    for link in sorted(_links(*parts), key=lambda x: x.sort):
+    for link in sorted((Link(*row) for row in rows), key=lambda x: x.sort):
         {"term": detail.terms, "mention": detail.mentions, "series": detail.series_articles}[
             link.kind
         ].append(link)
@@ -176,9 +207,11 @@ def article_detail(*, slug: str, include_drafts: bool = False) -> ArticleDetail 
     return detail
 
 
-def term_index(*, letter: str | None = None, category: str | None = None):
+def term_index(
+    *, letter: str | None = None, category: str | None = None, now: datetime | None = None
+):
     """Published terms in Polish alphabetical order, as light rows for lists (1 query)."""
-    qs = Term.objects.published()
+    qs = Term.objects.published(now=now)
     if letter:
         qs = qs.filter(letter=letter.upper())
     if category:
@@ -200,11 +233,37 @@ def term_page(
 ) -> list[dict]:
     """One keyset page of `term_index` after `(sort_key, id)`; fetches `limit + 1` rows so the
     caller knows whether another page exists."""
-    qs = term_index(letter=letter, category=category)
+    shape = (letter is not None and letter != "", bool(category), after is not None, limit)
+    prepared = _TERM_PAGES.get(shape)
+    if prepared is None:
+        marks = {"letter": "\x1bLETTER\x1b", "category": "\x1bcategory\x1b", "key": "\x1bkey\x1b"}
+        marks = {k: v for k, v in marks.items() if shape[("letter", "category", "key").index(k)]}
+        if after is not None:
+            marks["pk"] = -1_618_033
+
+        def build(*, now, letter=None, category=None, key=None, pk=None):
+            qs = term_index(letter=letter, category=category, now=now)
+            if key is not None:
+                # `(sort_key, id) > (key, pk)` written so that the range on sort_key drives
+                # an index scan from the position on (the plain OR made PostgreSQL read and
+                # sort every row after it: ~9 ms a page at 10,000 terms, issue 16).
+                qs = qs.filter(sort_key__gte=key).filter(Q(sort_key__gt=key) | Q(id__gt=pk))
+            return qs[: limit + 1]
+
+        prepared = _TERM_PAGES.setdefault(shape, Prepared(build, **marks))
+    values = {}
+    if shape[0]:
+        values["letter"] = letter.upper()
+    if shape[1]:
+        values["category"] = category
     if after is not None:
-        key, pk = after
-        qs = qs.filter(sort_key__gt=key) | qs.filter(sort_key=key, id__gt=pk)
-    return list(qs[: limit + 1])
+        values["key"], values["pk"] = after
+    return prepared(**values)
+
+
+# term_page's statement per shape (letter, category, after, limit): compiled once
+# (glossary/prepared.py), as building the filtered keyset QuerySet cost more than running it.
+_TERM_PAGES: dict[tuple, Prepared] = {}
 
 
 def index_letters(rows) -> list[tuple[str, bool]]:

@@ -14,6 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+import jsonschema_rs
 from django.core.exceptions import ImproperlyConfigured
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import best_match
@@ -26,12 +27,43 @@ MODERN_ONLY = frozenset({MODERN})
 READ_ONLY = {"readOnlyHint": True, "openWorldHint": False}
 
 
-def compile_schema(schema: dict) -> Draft202012Validator:
-    Draft202012Validator.check_schema(schema)
-    return Draft202012Validator(schema)
+class SchemaValidator:
+    """One schema compiled twice: by jsonschema-rs (Rust), which answers "valid?" in about a
+    microsecond, and by jsonschema, which words the error of an invalid instance.
+
+    Why: every call is validated twice (its params, then a tool's or prompt's arguments), and
+    jsonschema's `is_valid` cost ~70–120 µs each on the hot path (bench/mcp.py, issue 16) while
+    almost every instance is valid. jsonschema stays the authority: an instance the fast check
+    rejects is judged again by jsonschema, whose verdict and message are the ones used (the
+    wording clients and tests/mcp/test_params.py see is unchanged), and an instance the fast
+    check cannot take (e.g. an integer beyond 64 bits) goes to jsonschema alone.
+    tests/mcp/test_validation.py checks that both agree on every declared schema."""
+
+    __slots__ = ("fast", "full", "schema")
+
+    def __init__(self, schema: dict) -> None:
+        Draft202012Validator.check_schema(schema)
+        self.schema = schema
+        self.full = Draft202012Validator(schema)
+        self.fast = jsonschema_rs.Draft202012Validator(schema)
+
+    def is_valid(self, instance: Any) -> bool:
+        try:
+            if self.fast.is_valid(instance):
+                return True
+        except (ValueError, TypeError, OverflowError):
+            pass
+        return self.full.is_valid(instance)
+
+    def iter_errors(self, instance: Any):
+        return self.full.iter_errors(instance)
 
 
-def first_violation(validator: Draft202012Validator, instance: Any):
+def compile_schema(schema: dict) -> SchemaValidator:
+    return SchemaValidator(schema)
+
+
+def first_violation(validator: SchemaValidator, instance: Any):
     """The most relevant `jsonschema.ValidationError` of `instance`, or None if valid (for a
     server that words its own messages: `Server.invalid_arguments`)."""
     if validator.is_valid(instance):
@@ -39,7 +71,7 @@ def first_violation(validator: Draft202012Validator, instance: Any):
     return best_match(validator.iter_errors(instance))
 
 
-def first_error(validator: Draft202012Validator, instance: Any, root: str = "") -> str | None:
+def first_error(validator: SchemaValidator, instance: Any, root: str = "") -> str | None:
     """A readable message for the first violation, naming where it is (below `root`, e.g.
     "params.name: {} is not of type 'string'"), or None if valid."""
     error = first_violation(validator, instance)
@@ -67,7 +99,7 @@ class Method:
     # The transport answers it with a stream of notifications; the handler's result is the
     # acknowledgement the stream opens with (subscriptions/listen).
     stream: bool
-    validator: Draft202012Validator
+    validator: SchemaValidator
 
 
 @dataclass(frozen=True)
@@ -95,7 +127,7 @@ class Tool:
     output_schema: dict | None
     handler: Callable  # (arguments: dict, ctx) -> ToolResult
     annotations: dict = field(default_factory=dict)
-    validator: Draft202012Validator | None = None
+    validator: SchemaValidator | None = None
     # Talks to the client while it runs (logs, progress, elicitation, sampling): the legacy
     # HTTP transport then runs it as a live call that may answer with an SSE stream.
     interactive: bool = False
@@ -132,7 +164,7 @@ class Prompt:
     description: str
     arguments: tuple[PromptArgument, ...]
     handler: Callable  # (arguments: dict[str, str], ctx) -> dict (GetPromptResult)
-    validator: Draft202012Validator | None = None
+    validator: SchemaValidator | None = None
     cacheable: bool = False
 
     def definition(self) -> dict:

@@ -21,6 +21,26 @@ class LeanHandler(WSGIHandler):
     """A WSGI handler whose middleware list is the setting named by `middleware_setting`."""
 
     middleware_setting = "MCP_MIDDLEWARE"
+    # The MCP handler serves one route (two spellings of its path): resolving it through the
+    # site's URLconf on every call cost ~5% of a cold get_term (bench/mcp.py, issue 16), so
+    # the match of a path is kept. Only for requests on the default URLconf, only for paths
+    # that resolved, and at most a few: the REST handler (many paths) keeps resolving.
+    resolved_paths = 4
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.matches: dict = {}
+
+    def resolve_request(self, request):
+        if hasattr(request, "urlconf") or not self.resolved_paths:
+            return super().resolve_request(request)
+        match = self.matches.get(request.path_info)
+        if match is None:
+            match = super().resolve_request(request)
+            if len(self.matches) < self.resolved_paths:
+                self.matches[request.path_info] = match
+        request.resolver_match = match
+        return match
 
     def load_middleware(self, is_async=False):
         self._view_middleware = []

@@ -531,3 +531,22 @@ def test_compiled_lists_answer_each_request_with_its_own_values(client, glossary
         view.rank_search()
         expected = [t.slug for t in view.filter_queryset(view.get_queryset())[:10]]
         assert got == expected and got, params
+
+
+def test_every_page_of_a_list_shares_one_compiled_statement(client, db):
+    """Which page a reader asks for (page or offset) only moves the statement's OFFSET
+    parameter: pages 1–4 of a list compile one statement between them, and each page holds
+    the rows that slice of the A–Z order has (issue 16: a crawler walking pages compiled a
+    statement per page)."""
+    from api import queries
+
+    for name in ("Agent", "Bufor", "Cache", "Dane", "Encja", "Format", "Gniazdo"):
+        make_term(name)
+    queries._COMPILED.clear()
+    slugs = [t["slug"] for t in get(client, "/terms", per_page=100).json()]
+    before = len(queries._COMPILED)
+    pages = [[t["slug"] for t in get(client, "/terms", per_page=2, page=n).json()]
+             for n in (1, 2, 3, 4)]  # fmt: skip
+    assert pages == [slugs[0:2], slugs[2:4], slugs[4:6], slugs[6:8]]
+    assert [t["slug"] for t in get(client, "/terms", per_page=2, offset=3).json()] == slugs[3:5]
+    assert len(queries._COMPILED) == before + 1

@@ -92,3 +92,133 @@ def test_this_django_is_really_compiled_ahead(prepared):
     assert compiled is not None, f"selectors.{prepared} fell back to evaluating its QuerySet"
     _sql, roles, _convert = compiled
     assert "now" in {role for role, _value in roles}
+
+
+def test_prepared_article_detail_matches_the_queryset():
+    """article_detail's compiled statements return the same article and links as the
+    QuerySets they came from, with and without a series (issue 16)."""
+    from glossary.models import Article, Series
+
+    used, other = make_term("Klient"), make_term("Serwer")
+    series = Series.objects.create(name="Seria", slug="seria")
+    first = make_article(title="Pierwszy", terms=[used, other])
+    second = make_article(title="Drugi", terms=[used])
+    Article.objects.filter(pk=first.pk).update(series=series, series_order=1)
+    Article.objects.filter(pk=second.pk).update(series=series, series_order=2)
+    alone = make_article(title="Samotny", terms=[other])
+    for article in (first, second, alone):
+        for _ in range(2):  # the second call runs the cached statements
+            detail = selectors.article_detail(slug=article.slug)
+            orm = (
+                Article.objects.published()
+                .select_related("author", "series")
+                .filter(slug=article.slug)
+                .first()
+            )
+            fields = [f.attname for f in Article._meta.concrete_fields]
+            assert [getattr(detail.article, f) for f in fields] == [getattr(orm, f) for f in fields]
+            series_id = orm.series_id
+            rows = selectors._article_links(pk=orm.pk, now=timezone.now(), series=series_id)
+            links = [*detail.terms, *detail.mentions, *detail.series_articles]
+            assert sorted(astuple(x) for x in links) == sorted(tuple(r) for r in rows)
+    detail = selectors.article_detail(slug=second.slug)
+    assert detail.previous.slug == first.slug and detail.next is None
+
+
+def test_prepared_article_detail_never_shows_drafts(django_assert_num_queries):
+    """A draft article is hidden from the compiled path (2 queries for a published one) and
+    visible to the staff (ORM) path only."""
+    from glossary.models import Article, Status
+
+    article = make_article(title="Widoczny")
+    draft = make_article(title="Szkic")
+    Article.objects.filter(pk=draft.pk).update(status=Status.DRAFT)
+    assert selectors.article_detail(slug=draft.slug) is None
+    assert selectors.article_detail(slug=draft.slug, include_drafts=True).article.pk == draft.pk
+    selectors.article_detail(slug=article.slug)
+    with django_assert_num_queries(2):
+        selectors.article_detail(slug=article.slug)
+
+
+@pytest.mark.parametrize("prepared", ["_ARTICLE_BY_SLUG", "_ARTICLE_LINKS"])
+def test_article_reads_are_really_compiled_ahead(prepared):
+    """article_detail takes the compiled path, not the silent fallback."""
+    from django.db import DEFAULT_DB_ALIAS, connections
+
+    article = make_article(title="Artykuł")
+    assert selectors.article_detail(slug=article.slug) is not None
+    compiled = getattr(selectors, prepared).compiled_for(connections[DEFAULT_DB_ALIAS])
+    assert compiled is not None, f"selectors.{prepared} fell back to evaluating its QuerySet"
+
+
+def _orm_page(letter, category, after, limit):
+    """term_page written with plain QuerySets, as it was before compiling once."""
+    qs = Term.objects.published()
+    if letter:
+        qs = qs.filter(letter=letter.upper())
+    if category:
+        qs = qs.filter(categories__slug=category)
+    qs = qs.order_by("sort_key", "id").values(*selectors.TERM_CARD_FIELDS, "sort_key")
+    if after is not None:
+        qs = qs.filter(sort_key__gt=after[0]) | qs.filter(sort_key=after[0], id__gt=after[1])
+    return list(qs[: limit + 1])
+
+
+def test_prepared_term_page_matches_the_queryset(django_assert_num_queries):
+    """Every shape of term_page (letter, category, keyset position) returns, compiled, the
+    same rows as the QuerySet, in one query (issue 16)."""
+    category = make_category("Sieci")
+    for name in ("Agent", "Adapter", "Bufor", "Ćma", "Serwer", "Sieć", "Żądanie"):
+        make_term(name).categories.add(category)
+    make_term("Alfa")
+    make_draft_term("Szkic")
+    rows = _orm_page(None, None, None, 100)
+    positions = [None, (rows[1]["sort_key"], rows[1]["id"]), (rows[-1]["sort_key"], 0)]
+    for letter in (None, "", "a", "S"):
+        for cat in (None, "sieci", "brak"):
+            for after in positions:
+                for _ in range(2):  # the second call runs the cached statement
+                    with django_assert_num_queries(1):
+                        page = selectors.term_page(
+                            letter=letter, category=cat, after=after, limit=2
+                        )
+                    assert page == _orm_page(letter, cat, after, 2), (letter, cat, after)
+
+
+# sha256 of the Django 5.2 `BaseDatabaseWrapper._cursor` that glossary.prepared._cursor mirrors.
+CURSOR = "bb632516d005185c3f44250b3224b6cfbc0a8869ab80d1a045a78a62e11cc347"
+
+
+def test_djangos_cursor_is_the_one_mirrored():
+    """If this fails, Django changed BaseDatabaseWrapper._cursor: bring
+    glossary.prepared._cursor (which keeps one driver cursor per connection) in line, then
+    update CURSOR."""
+    import hashlib
+    import inspect
+
+    from django.db.backends.base.base import BaseDatabaseWrapper
+
+    source = inspect.getsource(BaseDatabaseWrapper._cursor)
+    assert hashlib.sha256(source.encode()).hexdigest() == CURSOR
+
+
+def test_prepared_reads_reuse_one_driver_cursor_and_follow_a_new_connection():
+    """Prepared reads run on one kept driver cursor per connection (still counted by query
+    capture); once the driver connection it belongs to is gone (a reconnect), a fresh
+    cursor is made on the new one."""
+    from django.db import DEFAULT_DB_ALIAS, connections
+    from django.test.utils import CaptureQueriesContext
+
+    from glossary import prepared
+
+    connection = connections[DEFAULT_DB_ALIAS]
+    term = make_term("Gniazdo")
+    selectors.term_detail(slug=term.slug)
+    first = prepared._CURSORS[connection][1]
+    with CaptureQueriesContext(connection) as ctx:
+        assert selectors.term_detail(slug=term.slug).term.pk == term.pk
+    assert len(ctx.captured_queries) == 2
+    assert prepared._CURSORS[connection][1] is first
+    prepared._CURSORS[connection] = (object(), first)  # as if the driver had reconnected
+    assert selectors.term_detail(slug=term.slug).term.pk == term.pk
+    assert prepared._CURSORS[connection][1] is not first

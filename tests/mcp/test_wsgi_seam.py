@@ -6,6 +6,7 @@ step Django added."""
 import hashlib
 import inspect
 
+import pytest
 from django.conf import settings
 from django.core.handlers.base import BaseHandler
 from django.core.handlers.wsgi import WSGIHandler
@@ -63,3 +64,43 @@ def test_the_chain_runs_exactly_the_lean_list(rf, monkeypatch):
     handler.get_response(request)
     assert seen == list(settings.MCP_MIDDLEWARE)
     assert not hasattr(request, "session") and not hasattr(request, "user")
+
+
+# sha256 of the Django 5.2 `BaseHandler.resolve_request` whose result LeanHandler keeps.
+RESOLVE = "ff178c3d63eebcd3e38110341593518dcd67d84cff94bbc7dd5aa323637cba6d"
+
+
+def test_djangos_resolve_request_is_the_one_kept():
+    """If this fails, Django changed BaseHandler.resolve_request: check that keeping its
+    match per path (LeanHandler.resolve_request) is still all it does for the default
+    URLconf, then update RESOLVE."""
+    source = inspect.getsource(BaseHandler.resolve_request)
+    assert hashlib.sha256(source.encode()).hexdigest() == RESOLVE
+
+
+def test_the_mcp_handler_keeps_the_match_of_its_route_only(rf):
+    """The MCP endpoint's path is resolved once and its match reused (the same view each
+    time); a path that does not resolve is never kept, and a request with its own URLconf
+    is resolved as Django does."""
+    from django.urls import Resolver404
+
+    handler = LeanHandler()
+    path = reverse("mcp_endpoint:mcp")
+    first = handler.resolve_request(rf.post(path))
+    again = rf.post(path)
+    assert handler.resolve_request(again) is first and again.resolver_match is first
+    assert first.url_name == "mcp"
+    with pytest.raises(Resolver404):
+        handler.resolve_request(rf.post("/no-such-path/"))
+    assert list(handler.matches) == [path]
+    own = rf.post(path)
+    own.urlconf = "config.urls"
+    assert handler.resolve_request(own) is not first
+
+
+def test_the_rest_handler_resolves_every_request(rf):
+    """The REST handler's paths carry ids and slugs: nothing is kept."""
+    from config.wsgi import rest_application
+
+    rest_application.resolve_request(rf.get("/wp-json/"))
+    assert rest_application.matches == {}
