@@ -150,13 +150,13 @@ def entry_links(kind: str, pk: int) -> dict:
 def revision_link(kind: str, pk: int, version_id) -> str:
     """The address of one revision of an entry: /<type>s/<id>/revisions/<revision id>."""
     prefix, suffix = _paths()[f"{kind}_revisions"]
-    return f"{settings.SITE_URL}{prefix}{pk}{suffix.rstrip('/')}/{version_id}"
+    return f"{site_url()}{prefix}{pk}{suffix.rstrip('/')}/{version_id}"
 
 
 def revision_links(kind: str, pk: int, version_id) -> dict:
     """A revision's HAL links: itself, the entry's revisions, and the entry (`parent`)."""
     prefix, suffix = _paths()[f"{kind}_revisions"]
-    collection = f"{settings.SITE_URL}{prefix}{pk}{suffix.rstrip('/')}"
+    collection = f"{site_url()}{prefix}{pk}{suffix.rstrip('/')}"
     return {
         "self": [{"href": f"{collection}/{version_id}"}],
         "collection": [{"href": collection}],
