@@ -11,3 +11,5 @@ urlpatterns = [
 
 # The 404 page suggests the closest terms (glossary/views.py).
 handler404 = "glossary.views.page_not_found"
+# The self-contained 500 page, with the CSP exception for its inline style.
+handler500 = "glossary.views.server_error"

@@ -9,12 +9,14 @@ or user tables.
 
 import unicodedata
 
+from csp.decorators import csp_replace
 from django.conf import settings
 from django.http import Http404, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.templatetags.static import static
 from django.urls import reverse
 from django.utils.cache import get_conditional_response, set_response_etag
+from django.views import defaults
 from django.views.decorators.cache import cache_control
 from django.views.decorators.http import conditional_page, require_safe
 from django.views.generic import ListView, TemplateView
@@ -294,6 +296,15 @@ def page_not_found(request, exception=None):
     guess = clean_query(segment.replace("-", " "))
     suggestions = search.suggest_terms(text=guess, limit=5) if guess else []
     return render(request, "404.html", {"guess": guess, "suggestions": suggestions}, status=404)
+
+
+# The 500 page is self-contained on purpose (no request context, database or static files), so
+# its one inline <style> cannot carry a nonce; it holds no editor content, so this page alone
+# may use inline styles.
+@csp_replace({"style-src": ["'unsafe-inline'"]})
+def server_error(request):
+    """The 500 page (`handler500`): Django's, with the CSP exception its inline style needs."""
+    return defaults.server_error(request)
 
 
 @require_safe
