@@ -353,6 +353,23 @@ MCP_SERVER_VERSION = os.environ.get("MCP_SERVER_VERSION", "0.1.0")
 # a present Origin must be listed or be the site's own origin.
 MCP_ALLOWED_ORIGINS = env_list("MCP_ALLOWED_ORIGINS", "http://127.0.0.1:8000,http://localhost:8000")
 MCP_MAX_BODY_BYTES = env_int("MCP_MAX_BODY_BYTES", 1_000_000)
+# Rate limits (mcp_endpoint/transports/ratelimit.py; README "Rate limits"): POSTs per client
+# address, and calls of one tool per client, in fixed windows ("600/min", "20/s", "off"),
+# answered 429 + Retry-After. 1200/min (20/s sustained) per client is far above what an agent
+# sends working on a task and caps a flood at a few percent of one core even on the cold
+# search path (~2.4 ms CPU per unseen query, docs/benchmarks.md); 600/min per tool keeps one
+# client from spending its whole budget on one expensive tool. Loopback clients (the operator's
+# tools, health checks, `make bench`) are exempt: behind a proxy set API_NUM_PROXIES so the
+# client address is the real one (otherwise every client would look like the proxy).
+MCP_RATE_LIMITS = {
+    "client": os.environ.get("MCP_RATE_LIMIT_CLIENT", "1200/min"),
+    "tool": os.environ.get("MCP_RATE_LIMIT_TOOL", "600/min"),
+}
+MCP_RATE_LIMIT_EXEMPT = [
+    net for net in env_list("MCP_RATE_LIMIT_EXEMPT", "127.0.0.0/8,::1") if net != "none"
+]
+MCP_RATE_LIMIT_CACHE = "default"
+MCP_RATE_LIMIT_SYNC_SECONDS = env_int("MCP_RATE_LIMIT_SYNC_SECONDS", 1)
 MCP_PAGE_SIZE = env_int("MCP_PAGE_SIZE", 50)
 # Answers to read-only glossary calls kept per process, keyed by the content version that
 # database triggers bump on every edit (mcp_endpoint/features/cache.py); 0 turns it off.
@@ -420,8 +437,16 @@ REST_MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
 ]
 # Throttle counters: per process by default; with REDIS_URL every process shares them.
+# The default cache is shared by every process (the MCP rate limits sync through it): Redis
+# when REDIS_URL is set, else the database cache (its table comes with `migrate`:
+# mcp_endpoint/migrations/0002). Not LocMemCache, which is per process — N workers would
+# each allow the full rate. Only a background thread writes to it, never a request.
 CACHES = {
-    "default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"},
+    "default": (
+        {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL}
+        if REDIS_URL
+        else {"BACKEND": "django.core.cache.backends.db.DatabaseCache", "LOCATION": "slownik_cache"}
+    ),
     "api": (
         {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL}
         if REDIS_URL

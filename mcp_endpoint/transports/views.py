@@ -25,7 +25,7 @@ from ..core.context import RequestContext
 from ..core.dispatcher import Call, Dispatcher, Reply
 from ..core.errors import InternalError, InvalidRequest, ParseError
 from ..core.server import NO_CHANGES, get_server
-from . import answers, calls, sessions, streams
+from . import answers, calls, ratelimit, sessions, streams
 from .responses import empty_response, error_response, json_response
 
 logger = logging.getLogger("mcp_endpoint")
@@ -149,6 +149,10 @@ def _read_body(request, limit: int) -> bytes:
 
 
 def _post(request):
+    # Every POST counts against its client's budget, before any of it is read.
+    limited = ratelimit.check_client(request)
+    if limited is not None:
+        return error_response(limited, 429)
     accept = request.headers.get("Accept", "")
     if not _accepts_json(accept):
         return error_response(
@@ -220,7 +224,10 @@ def _post(request):
         response = json_response(dispatcher.handle_decoded(message, ctx))
     else:
         prepared = dispatcher.prepare(message, ctx)
-        if isinstance(prepared, Reply):
+        limited = _tool_limit(request, prepared)
+        if limited is not None:
+            response = error_response(limited, 429, prepared.request_id)
+        elif isinstance(prepared, Reply):
             response = json_response(prepared)
         elif prepared.method.stream:
             response = _listen(request, server, prepared)
@@ -232,6 +239,13 @@ def _post(request):
     if key:  # initialize minted a session
         response[sessions.HEADER] = key
     return response
+
+
+def _tool_limit(request, prepared):
+    """The tool budget of a validated `tools/call` (its name passed the params schema)."""
+    if isinstance(prepared, Reply) or prepared.method.name != p.TOOLS_CALL:
+        return None
+    return ratelimit.check_tool(request, prepared.params["name"])
 
 
 def _listen(request, server, call: Call):
