@@ -11,7 +11,10 @@ and a daemon thread adds its new counts to the shared Django cache (`MCP_RATE_LI
 the default cache, the database cache or Redis; config/settings.py) every
 `MCP_RATE_LIMIT_SYNC_SECONDS` and brings back every process's totals. A request is checked
 against the last shared total plus this process's unsynced count, so across N processes a
-client can overshoot a limit by what the others counted in one sync interval, never more.
+client can overshoot a limit by what the others counted in one sync interval. Redis adds
+atomically; the database cache's increment is a read and a write, so two processes syncing
+the same counter in the same instant may lose one delta (an undercount by one interval's
+worth, at worst). A cache outage leaves every process counting alone until it is back.
 Clients in `MCP_RATE_LIMIT_EXEMPT` (loopback by default: the operator's own tools, health
 checks and the benchmarks) are not counted at all.
 """
@@ -94,6 +97,7 @@ class Limiter:
         self._counts: dict[tuple, list[int]] = {}
         self._lock = threading.Lock()
         self._thread: threading.Thread | None = None
+        self._exempt_seen: dict[str, bool] = {}  # parsing an address costs more than the rest
 
     @property
     def enabled(self) -> bool:
@@ -102,13 +106,19 @@ class Limiter:
     def _exempt(self, address: str) -> bool:
         if not address:
             return True  # no REMOTE_ADDR: an in-process caller, not a network client
-        if not self.exempt:
-            return False
+        known = self._exempt_seen.get(address)
+        if known is not None:
+            return known
         try:
             ip = ipaddress.ip_address(address)
         except ValueError:
-            return False
-        return any(ip in net for net in self.exempt)
+            exempt = False
+        else:
+            exempt = any(ip in net for net in self.exempt)
+        if len(self._exempt_seen) > 10_000:
+            self._exempt_seen.clear()
+        self._exempt_seen[address] = exempt
+        return exempt
 
     def check(
         self, address: str, tool: str | None = None, *, client: bool = True
