@@ -258,7 +258,6 @@ SECURE_CONTENT_TYPE_NOSNIFF = True
 SECURE_REFERRER_POLICY = "same-origin"
 X_FRAME_OPTIONS = "DENY"
 
-
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
