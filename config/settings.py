@@ -10,10 +10,12 @@ suite) get the development default.
 
 import os
 import re
+from datetime import timedelta
 from pathlib import Path
 from urllib.parse import parse_qs, unquote, urlsplit
 
 import dj_database_url
+from csp.constants import NONCE, NONE, SELF
 from django.core.exceptions import ImproperlyConfigured
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -105,6 +107,10 @@ INSTALLED_APPS = [
     "api",
     # Agent and site-search analytics (analytics/): after the apps it listens to.
     "analytics",
+    # Content-Security-Policy (CONTENT_SECURITY_POLICY below).
+    "csp",
+    # Admin login throttling (AXES_* below).
+    "axes",
 ]
 
 MIDDLEWARE = [
@@ -112,6 +118,9 @@ MIDDLEWARE = [
     "api.middleware.RestHostMiddleware",
     "mcp_endpoint.transports.middleware.McpHostMiddleware",
     "django.middleware.security.SecurityMiddleware",
+    # Security headers of pages (CONTENT_SECURITY_POLICY, PERMISSIONS_POLICY below).
+    "csp.middleware.CSPMiddleware",
+    "django_permissions_policy.PermissionsPolicyMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -121,6 +130,8 @@ MIDDLEWARE = [
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     # Every page says where its REST API is (WordPress's `Link: <…/wp-json/>` discovery).
     "api.middleware.ApiDiscoveryMiddleware",
+    # Last: turns a refused (locked-out) admin login into the lockout page (AXES_* below).
+    "axes.middleware.AxesMiddleware",
 ]
 # The MCP routes under /wp-json/ get their own handler with only these (config/wsgi.py): a
 # JSON API needs no sessions, auth, messages, CSRF (the view is exempt), frame options or
@@ -272,6 +283,80 @@ LOGGING = {
     "loggers": {"django.db.backends": {"level": "INFO"}},
 }
 
+# --- Content-Security-Policy and Permissions-Policy (issue 13; README "Security headers") ---
+# Scripts and styles come only from the site's own static files; the pages have no inline
+# script to run (the JSON-LD blocks are data, which CSP does not execute) and a template that
+# needs an inline <script>/<style> gives it `nonce="{{ request.csp_nonce }}"` (django-csp adds
+# the nonce to the header only on responses that used one, so cached page fragments never
+# carry a stale one). Style attributes: only the three table-cell alignments the Markdown
+# sanitizer lets through (glossary/markdown.py), by hash. Images may come from any https
+# origin (editors embed them in Markdown); nothing may frame a page (frame-ancestors, with
+# X-Frame-Options for old browsers), no plugin, no <base> hijack, forms post only here.
+_ALIGN_STYLE_HASHES = [
+    "'sha256-De7agAeYqm6ANIVvRRW6HFWi52AJW8inhFE0gSdgXnI='",  # text-align:left
+    "'sha256-XzJlZKVo+ff9ozww9Sr2p/2TbJXITZuaWMZ9p53zN1U='",  # text-align:right
+    "'sha256-kFAIUwypIt04FgLyVU63Lcmp2AQimPh/TdYjy04Flxs='",  # text-align:center
+]
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": [SELF],
+        "script-src": [SELF, NONCE],
+        "style-src": [SELF, NONCE],
+        "style-src-attr": ["'unsafe-hashes'", *_ALIGN_STYLE_HASHES],
+        "img-src": [SELF, "data:", "https:"],
+        "font-src": [SELF],
+        "connect-src": [SELF],
+        "manifest-src": [SELF],
+        "object-src": [NONE],
+        "frame-src": [NONE],
+        "base-uri": [NONE],
+        "form-action": [SELF],
+        "frame-ancestors": [NONE],
+    },
+}
+# --- Admin login throttling (django-axes; README "Security headers, login throttling") ---
+# Failed logins are rows in the database (axes' database handler), so every server process
+# sees them. A client (IP address) that gets one account's password wrong AXES_FAILURE_LIMIT
+# times is refused for that account — even with the right password — for AXES_COOLOFF_TIME;
+# keyed on the pair, so a stranger elsewhere cannot lock a real editor out. A success resets
+# the count. `manage.py axes_reset` (or the admin's "Access attempts") lifts a lock early.
+# AxesBackend first: it refuses locked-out pairs, then ModelBackend checks the password.
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+AXES_FAILURE_LIMIT = env_int("LOGIN_FAILURE_LIMIT", 5)
+AXES_COOLOFF_TIME = timedelta(minutes=env_int("LOGIN_LOCKOUT_MINUTES", 15))
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+AXES_RESET_ON_SUCCESS = True
+AXES_LOCKOUT_TEMPLATE = "admin/locked_out.html"
+# Axes announces itself at every start; stderr is for what matters (stdio MCP, `manage.py`).
+LOGGING["loggers"]["axes.apps"] = {"level": "WARNING"}
+
+
+def _login_client_address(request) -> str:
+    """The client address axes counts failures for: the REST API's rule (DRF's `get_ident`,
+    REST_FRAMEWORK["NUM_PROXIES"] from API_NUM_PROXIES), so X-Forwarded-For is believed only
+    behind as many proxies as configured — with none, a client cannot dodge its lock by
+    inventing a new address in the header."""
+    from rest_framework.throttling import BaseThrottle
+
+    return BaseThrottle().get_ident(request)
+
+
+AXES_CLIENT_IP_CALLABLE = _login_client_address
+
+# Powerful browser features the site never uses are off for it and for anything it embeds.
+PERMISSIONS_POLICY = {
+    feature: []
+    for feature in (
+        "accelerometer", "autoplay", "camera", "display-capture", "encrypted-media",
+        "fullscreen", "geolocation", "gyroscope", "magnetometer", "microphone", "midi",
+        "payment", "picture-in-picture", "publickey-credentials-get", "screen-wake-lock",
+        "usb", "xr-spatial-tracking", "interest-cohort", "browsing-topics",
+    )
+}  # fmt: skip
+
 # --- MCP endpoint -----------------------------------------------------------------------
 # WordPress-style REST namespace under /wp-json/ where the MCP route lives.
 MCP_NAMESPACE = os.environ.get("MCP_NAMESPACE", "webflux/v1")
@@ -282,6 +367,23 @@ MCP_SERVER_VERSION = os.environ.get("MCP_SERVER_VERSION", "0.1.0")
 # a present Origin must be listed or be the site's own origin.
 MCP_ALLOWED_ORIGINS = env_list("MCP_ALLOWED_ORIGINS", "http://127.0.0.1:8000,http://localhost:8000")
 MCP_MAX_BODY_BYTES = env_int("MCP_MAX_BODY_BYTES", 1_000_000)
+# Rate limits (mcp_endpoint/transports/ratelimit.py; README "Rate limits"): POSTs per client
+# address, and calls of one tool per client, in fixed windows ("600/min", "20/s", "off"),
+# answered 429 + Retry-After. 1200/min (20/s sustained) per client is far above what an agent
+# sends working on a task and caps a flood at a few percent of one core even on the cold
+# search path (~2.4 ms CPU per unseen query, docs/benchmarks.md); 600/min per tool keeps one
+# client from spending its whole budget on one expensive tool. Loopback clients (the operator's
+# tools, health checks, `make bench`) are exempt: behind a proxy set API_NUM_PROXIES so the
+# client address is the real one (otherwise every client would look like the proxy).
+MCP_RATE_LIMITS = {
+    "client": os.environ.get("MCP_RATE_LIMIT_CLIENT", "1200/min"),
+    "tool": os.environ.get("MCP_RATE_LIMIT_TOOL", "600/min"),
+}
+MCP_RATE_LIMIT_EXEMPT = [
+    net for net in env_list("MCP_RATE_LIMIT_EXEMPT", "127.0.0.0/8,::1") if net != "none"
+]
+MCP_RATE_LIMIT_CACHE = "default"
+MCP_RATE_LIMIT_SYNC_SECONDS = env_int("MCP_RATE_LIMIT_SYNC_SECONDS", 1)
 MCP_PAGE_SIZE = env_int("MCP_PAGE_SIZE", 50)
 # Answers to read-only glossary calls kept per process, keyed by the content version that
 # database triggers bump on every edit (mcp_endpoint/features/cache.py); 0 turns it off.
@@ -388,8 +490,16 @@ REST_MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
 ]
 # Throttle counters: per process by default; with REDIS_URL every process shares them.
+# The default cache is shared by every process (the MCP rate limits sync through it): Redis
+# when REDIS_URL is set, else the database cache (its table comes with `migrate`:
+# mcp_endpoint/migrations/0002). Not LocMemCache, which is per process — N workers would
+# each allow the full rate. Only a background thread writes to it, never a request.
 CACHES = {
-    "default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"},
+    "default": (
+        {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL}
+        if REDIS_URL
+        else {"BACKEND": "django.core.cache.backends.db.DatabaseCache", "LOCATION": "slownik_cache"}
+    ),
     "api": (
         {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL}
         if REDIS_URL

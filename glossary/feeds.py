@@ -1,4 +1,10 @@
-"""Atom feed of the newest published articles (starts from `selectors.article_list()`)."""
+"""Atom feed of the newest published articles (starts from `selectors.article_list()`).
+
+An article's lead is plain text, so its `<summary>` says `type="text"` (RFC 4287 §3.1.1):
+Django's Atom generator labels every summary `type="html"`, which tells feed readers to
+render the (XML-unescaped) lead as markup — a lead `<img src=x onerror=…>` would run there.
+Titles and author names are Atom text constructs already.
+"""
 
 from django.conf import settings
 from django.contrib.syndication.views import Feed
@@ -11,8 +17,17 @@ from .site import site_url
 FEED_SIZE = 20
 
 
+class TextSummaryAtomFeed(Atom1Feed):
+    """Atom 1.0 whose entry summaries are text constructs, not HTML."""
+
+    def add_item_elements(self, handler, item):
+        super().add_item_elements(handler, {**item, "description": None})
+        if item["description"] is not None:
+            handler.addQuickElement("summary", item["description"], {"type": "text"})
+
+
 class ArticleFeed(Feed):
-    feed_type = Atom1Feed
+    feed_type = TextSummaryAtomFeed
     language = "pl"
 
     def title(self):

@@ -12,6 +12,7 @@ import sys
 import time
 import unicodedata
 
+from csp.decorators import csp_replace
 from django.conf import settings
 from django.db import InterfaceError, OperationalError
 from django.http import Http404, HttpResponse, JsonResponse
@@ -313,6 +314,10 @@ def page_not_found(request, exception=None):
     return render(request, "404.html", {"guess": guess, "suggestions": suggestions}, status=404)
 
 
+# The 500/503 pages are self-contained on purpose (no request context, database or static
+# files), so their one inline <style> cannot carry a nonce; they hold no editor content, so
+# these pages alone may use inline styles.
+@csp_replace({"style-src": ["'unsafe-inline'"]})
 @requires_csrf_token
 def server_error(request):
     """The 500 page (`handler500`), and the 503 page when the failure was the database being

@@ -59,6 +59,8 @@ def start_chromium(width: int = 1280, height: int = 900) -> webdriver.Chrome:
         options.add_argument(flag)
     options.add_argument(f"--user-data-dir={profile}")
     options.add_argument(f"--window-size={width},{height}")
+    # The console log (driver.get_log("browser")): Content-Security-Policy violations land there.
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
     # An explicit driver path: Selenium Manager would otherwise try to download one.
     driver = webdriver.Chrome(service=Service(executable_path=CHROMEDRIVER), options=options)
     driver.implicitly_wait(0)
@@ -98,3 +100,41 @@ def screenshot(driver: webdriver.Chrome, name: str, directory: Path | None = Non
     path = directory / f"{name}.png"
     driver.save_screenshot(str(path))
     return path
+
+
+# Every Content-Security-Policy violation a page reports (its `securitypolicyviolation` events),
+# recorded from before the page's own scripts run. DevTools-injected scripts are not subject
+# to the page's CSP, so the recorder itself cannot be what is blocked.
+_CSP_RECORDER = """
+window.__cspViolations = [];
+document.addEventListener("securitypolicyviolation", function (e) {
+  window.__cspViolations.push(e.violatedDirective + " blocked " + (e.blockedURI || "inline")
+                              + " at " + e.sourceFile + ":" + e.lineNumber);
+});
+"""
+
+
+def record_csp_violations(driver: webdriver.Chrome) -> str:
+    """Start recording CSP violations on every page loaded from now on; returns the handle
+    `stop_recording_csp_violations` takes. Clears the console log."""
+    driver.get_log("browser")
+    return driver.execute_cdp_cmd(
+        "Page.addScriptToEvaluateOnNewDocument", {"source": _CSP_RECORDER}
+    )["identifier"]
+
+
+def stop_recording_csp_violations(driver: webdriver.Chrome, handle: str) -> None:
+    driver.execute_cdp_cmd("Page.removeScriptToEvaluateOnNewDocument", {"identifier": handle})
+
+
+def csp_violations(driver: webdriver.Chrome) -> list[str]:
+    """The current page's recorded violations plus every console message about the
+    Content-Security-Policy since the last call (the console log is read destructively)."""
+    recorded = driver.execute_script("return window.__cspViolations || [];")
+    console = [
+        entry["message"]
+        for entry in driver.get_log("browser")
+        if "Content Security Policy" in entry["message"]
+        or "Content-Security-Policy" in entry["message"]
+    ]
+    return [*recorded, *console]

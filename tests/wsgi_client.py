@@ -11,20 +11,26 @@ MCP = "/wp-json/webflux/v1/mcp"
 PING = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "ping"}).encode()
 
 
-def call(path, *, method="GET", body=b"", host="127.0.0.1", **headers):
-    environ = {
-        "REQUEST_METHOD": method,
-        "PATH_INFO": path,
-        "SERVER_NAME": "127.0.0.1",
-        "SERVER_PORT": "80",
-        "HTTP_HOST": host,
-        "wsgi.url_scheme": "http",
-        "wsgi.input": io.BytesIO(body),
-        "wsgi.errors": sys.stderr,
-        "CONTENT_LENGTH": str(len(body)),
-        "CONTENT_TYPE": "application/json",
-        **{"HTTP_" + k.upper(): v for k, v in headers.items()},
-    }
+def call(path, *, method="GET", body=b"", host="127.0.0.1", environ=None, **headers):
+    """One request; `environ` overrides or (with None values) removes environ keys."""
+    extra, environ = (
+        environ or {},
+        {
+            "REQUEST_METHOD": method,
+            "PATH_INFO": path,
+            "SERVER_NAME": "127.0.0.1",
+            "SERVER_PORT": "80",
+            "HTTP_HOST": host,
+            "wsgi.url_scheme": "http",
+            "wsgi.input": io.BytesIO(body),
+            "wsgi.errors": sys.stderr,
+            "CONTENT_LENGTH": str(len(body)),
+            "CONTENT_TYPE": "application/json",
+            **{"HTTP_" + k.upper(): v for k, v in headers.items()},
+        },
+    )
+    environ.update(extra)
+    environ = {k: v for k, v in environ.items() if v is not None}
     started = {}
 
     def start_response(status, response_headers, exc_info=None):

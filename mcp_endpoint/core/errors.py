@@ -136,6 +136,17 @@ class ServiceUnavailable(JsonRpcError):
 UNAVAILABLE = (OperationalError, InterfaceError)
 
 
+class RateLimited(JsonRpcError):
+    """A client went over its request budget: HTTP 429 with Retry-After (both eras)."""
+
+    code = -32029
+    http_status = legacy_http_status = 429
+
+    def __init__(self, message: str, *, retry_after: int, limit: str):
+        super().__init__(message, {"retryAfter": retry_after, "limit": limit})
+        self.retry_after = retry_after
+
+
 def as_jsonrpc_error(exc: BaseException) -> JsonRpcError:
     """The `JsonRpcError` to answer `exc` with; unexpected exceptions are logged here, once."""
     if isinstance(exc, JsonRpcError):

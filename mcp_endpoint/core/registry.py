@@ -71,12 +71,42 @@ def first_violation(validator: SchemaValidator, instance: Any):
     return best_match(validator.iter_errors(instance))
 
 
+def nul_path(value: Any, root: str = "") -> str | None:
+    """Where the first string (or object key) holding a NUL character is, or None. PostgreSQL
+    text cannot hold NUL (psycopg raises DataError), and no glossary text contains one, so a
+    value with NUL is refused here, with every other shape error, before anything reads it."""
+    if isinstance(value, str):
+        return root or "value" if "\x00" in value else None
+    if isinstance(value, dict):
+        for key, item in value.items():
+            where = f"{root}.{key}" if root else str(key)
+            if "\x00" in key:
+                return where
+            found = nul_path(item, where)
+            if found:
+                return found
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            found = nul_path(item, f"{root}[{index}]")
+            if found:
+                return found
+    return None
+
+
 def first_error(validator: SchemaValidator, instance: Any, root: str = "") -> str | None:
     """A readable message for the first violation, naming where it is (below `root`, e.g.
-    "params.name: {} is not of type 'string'"), or None if valid."""
+    "params.name: {} is not of type 'string'"), or None if valid. A NUL character anywhere
+    is a violation too (see `nul_path`)."""
     error = first_violation(validator, instance)
     if error is None:
-        return None
+        where = nul_path(instance, root)
+        if where is None:
+            return None
+        where = where.replace("\x00", "\\u0000")
+        return (
+            f"{where}: contains a NUL character (\\u0000), which no text here may contain; "
+            "remove it"
+        )
     path = [str(part) for part in error.absolute_path]
     where = ".".join([root, *path] if root else path)
     message = error.message if len(error.message) <= 300 else error.message[:300] + "…"

@@ -25,6 +25,7 @@ from django.conf import settings
 from django.core import signals
 
 from ..core.server import get_server
+from . import ratelimit
 
 MESSAGE_KEYS = frozenset({"jsonrpc", "id", "method", "params"})
 # Request fields the full path may read besides the headers (HTTP_*) and the body.
@@ -104,6 +105,10 @@ def serve(environ, start_response, handler):
     stored = cache.replies.get((state, request.key)) if state is not None else None
     if stored is None:
         return _learn(cache, request, environ, start_response, handler, state)
+    refused = ratelimit.refuse_replay(environ, request.key, request.id)  # replays count too
+    if refused is not None:
+        start_response(refused[0], refused[1])
+        return [refused[2]]
     status, headers, result = stored
     body = _body(request.id, result)
     start_response(status, [*headers, ("Content-Length", str(len(body)))])

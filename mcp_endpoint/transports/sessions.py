@@ -190,7 +190,10 @@ def attach(request, ctx, body: bytes):
         return None
     if settings.MCP_REQUIRE_SESSION and not _is_initialize(body):
         return error_response(
-            InvalidRequest("Bad Request: send the Mcp-Session-Id header that initialize returned"),
+            InvalidRequest(
+                "Not an MCP request in a session: send the Mcp-Session-Id header that "
+                "initialize returned (this server requires sessions)"
+            ),
             400,
         )
     ctx.session = SessionState()

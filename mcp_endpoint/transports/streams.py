@@ -30,7 +30,6 @@ from datetime import timedelta
 from asgiref.sync import sync_to_async
 from django.conf import settings
 from django.db.models import Q
-from django.http import HttpResponse
 from django.utils import timezone
 
 from ..core import protocol as p
@@ -38,7 +37,7 @@ from ..core.errors import InvalidRequest
 from ..models import McpSession
 from . import eventstore, liveness, sessions, sse
 from .eventstore import release_connection
-from .responses import error_response
+from .responses import empty_response, error_response
 
 logger = logging.getLogger("mcp_endpoint")
 
@@ -345,7 +344,7 @@ def session_method(request, feed):
         return None  # modern clients have no sessions: 405
     if request.method == "DELETE":
         if sessions.end(key):
-            return HttpResponse(status=204)
+            return empty_response(204)
         return error_response(InvalidRequest("Session not found: it ended or expired"), 404)
     row = sessions.load(key)
     if row is None:

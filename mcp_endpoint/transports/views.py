@@ -16,16 +16,17 @@ import logging
 
 import orjson
 from django.conf import settings
+from django.core.handlers.wsgi import WSGIRequest
 from django.http import HttpResponse
 from django.views.decorators.csrf import csrf_exempt
 
 from ..core import protocol as p
 from ..core.context import RequestContext
 from ..core.dispatcher import Call, Dispatcher, Reply
-from ..core.errors import UNAVAILABLE, InternalError, InvalidRequest, as_jsonrpc_error
+from ..core.errors import UNAVAILABLE, InternalError, InvalidRequest, ParseError, as_jsonrpc_error
 from ..core.server import NO_CHANGES, get_server
-from . import answers, calls, sessions, streams
-from .responses import error_response, json_response
+from . import answers, calls, ratelimit, sessions, streams
+from .responses import empty_response, error_response, json_response
 
 logger = logging.getLogger("mcp_endpoint")
 
@@ -37,6 +38,11 @@ CORS_ALLOW_HEADERS = (
     "last-event-id, authorization"
 )
 CORS_EXPOSE_HEADERS = "Mcp-Session-Id, MCP-Protocol-Version"
+# The reference article's debugging guide tells readers that a request to the right URL without
+# the required header or with invalid JSON is "Not an MCP request": the answers keep the statuses
+# the specification and the SDK use (400, 406, 415) and say so, with what to fix.
+SEND_ONE = 'Send one JSON-RPC 2.0 message, e.g. {"jsonrpc":"2.0","id":1,"method":"ping"}'
+NOT_JSON = f"Not an MCP request: the body is not valid JSON. {SEND_ONE}"
 
 
 def _origin_allowed(request, origin: str) -> bool:
@@ -57,8 +63,10 @@ def _accepts_json(accept: str) -> bool:
 
 
 def _is_json(content_type: str) -> bool:
+    """application/json (or a +json type); a body without a Content-Type is not an MCP
+    request (the SDK answers it 415 too)."""
     media = content_type.split(";", 1)[0].strip().lower()
-    return not media or media == JSON or media.endswith("+json")
+    return media == JSON or media.endswith("+json")
 
 
 def _cors(response: HttpResponse, origin: str | None, *, preflight: bool = False, request=None):
@@ -105,7 +113,7 @@ def _serve(request):
             403,
         )
     if request.method == "OPTIONS":
-        response = HttpResponse(status=204)
+        response = empty_response(204)
         response["Allow"] = ALLOW
         return _cors(response, origin, preflight=True, request=request)
     if request.method in ("GET", "DELETE"):
@@ -126,15 +134,48 @@ def _serve(request):
     return _cors(_post(request), origin)
 
 
+def _read_body(request, limit: int) -> bytes:
+    """Up to `limit + 1` bytes of the body (+1, to see that it is too big).
+
+    Django's WSGI request reads only Content-Length bytes, so a chunked POST (no length) would
+    look empty there. A server that marks its input as terminated (`wsgi.input_terminated`:
+    granian, gunicorn, mod_wsgi) ends the stream at the last chunk, so the body is read from
+    it directly, still never past the limit; elsewhere reading past a missing length could
+    block, and Django's empty read stands. Under ASGI Django has read the whole body already."""
+    if (
+        isinstance(request, WSGIRequest)
+        and not request.META.get("CONTENT_LENGTH")
+        and request.META.get("wsgi.input_terminated")
+    ):
+        return request.environ["wsgi.input"].read(limit + 1)
+    return request.read(limit + 1)
+
+
 def _post(request):
+    # Every POST counts against its client's budget, before any of it is read.
+    limited = ratelimit.check_client(request)
+    if limited is not None:
+        return error_response(limited, 429)
     accept = request.headers.get("Accept", "")
     if not _accepts_json(accept):
         return error_response(
-            InvalidRequest("Not Acceptable: the Accept header must allow application/json"), 406
+            InvalidRequest(
+                "Not an MCP request: the Accept header must allow application/json (406 Not "
+                f"Acceptable; this request sent {accept!r}). Send "
+                "Accept: application/json, text/event-stream"
+            ),
+            406,
         )
-    if not _is_json(request.headers.get("Content-Type", "")):
+    content_type = request.headers.get("Content-Type") or ""
+    if not _is_json(content_type):
+        sent = repr(content_type) if content_type else "none"
         return error_response(
-            InvalidRequest("Unsupported Media Type: send the body as application/json"), 415
+            InvalidRequest(
+                "Not an MCP request: send the body as Content-Type: application/json (415 "
+                f"Unsupported Media Type; this request sent {sent}), one JSON-RPC message per "
+                "POST"
+            ),
+            415,
         )
     limit = settings.MCP_MAX_BODY_BYTES
     too_big = InvalidRequest(
@@ -146,9 +187,14 @@ def _post(request):
         declared = 0
     if declared > limit:
         return error_response(too_big, 413)
-    body = request.read(limit + 1)
+    body = _read_body(request, limit)
     if len(body) > limit:
         return error_response(too_big, 413)
+    if not body.strip():
+        return error_response(
+            ParseError(f"Not an MCP request: the body is empty. {SEND_ONE}"),
+            400,
+        )
 
     header_version = request.headers.get("MCP-Protocol-Version")
     if header_version is None or header_version in p.LEGACY_VERSIONS:
@@ -175,13 +221,16 @@ def _post(request):
     dispatcher = Dispatcher(server)
     try:
         message = orjson.loads(body)
-    except orjson.JSONDecodeError:
-        return json_response(dispatcher.handle_payload(body, ctx))  # answers the parse error
+    except orjson.JSONDecodeError as exc:
+        return error_response(ParseError(f"{NOT_JSON} ({exc})"), 400)
     if isinstance(message, list):
         response = json_response(dispatcher.handle_decoded(message, ctx))
     else:
         prepared = dispatcher.prepare(message, ctx)
-        if isinstance(prepared, Reply):
+        limited = _tool_limit(request, prepared)
+        if limited is not None:
+            response = error_response(limited, 429, prepared.request_id)
+        elif isinstance(prepared, Reply):
             response = json_response(prepared)
         elif prepared.method.stream:
             response = _listen(request, server, prepared)
@@ -193,6 +242,13 @@ def _post(request):
     if key:  # initialize minted a session
         response[sessions.HEADER] = key
     return response
+
+
+def _tool_limit(request, prepared):
+    """The tool budget of a validated `tools/call` (its name passed the params schema)."""
+    if isinstance(prepared, Reply) or prepared.method.name != p.TOOLS_CALL:
+        return None
+    return ratelimit.check_tool(request, prepared.params["name"])
 
 
 def _listen(request, server, call: Call):
