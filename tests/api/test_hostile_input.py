@@ -46,6 +46,11 @@ ROUTES = {
     "series-list": ("get", f"{API}/series", {"order": NUL}, "order"),
     "series-detail": ("get", f"{API}/series/%00", {}, None),
     "search-list": ("get", f"{API}/search", {"type": NUL}, "type"),
+    # Revisions are editors-only: an anonymous NUL gets the 401 before any parameter is read.
+    "term-revisions-list": ("get", f"{API}/terms/{{term}}/revisions", {"context": NUL}, None),
+    "term-revisions-detail": ("get", f"{API}/terms/{{term}}/revisions/%00", {}, None),
+    "article-revisions-list": ("get", f"{API}/articles/{{article}}/revisions", {"page": NUL}, None),
+    "article-revisions-detail": ("get", f"{API}/articles/{{article}}/revisions/%00", {}, None),
     "no-route": ("get", "/wp-json/nic/%00", {}, None),
 }
 

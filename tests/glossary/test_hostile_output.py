@@ -29,8 +29,9 @@ SERIES = 'Seria </script>"><img src=x onerror=alert(5)>'
 
 
 @pytest.fixture(autouse=True)
-def _site_url(settings):
-    settings.SITE_URL = SITE_URL
+def _site_url(site_address):
+    """The canonical address lives in the Site row (glossary/site.py)."""
+    site_address(SITE_URL)
 
 
 @pytest.fixture
