@@ -115,6 +115,7 @@ def _analytics_buffer():
     yield
     recorder.buffer.clear()
 
+
 # --- The canonical site address (glossary/site.py) -----------------------------------------
 @pytest.fixture(scope="session")
 def _site_address_read(django_db_setup, django_db_blocker):
