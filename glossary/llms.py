@@ -6,9 +6,10 @@ site's name, a blockquote summary, notes without headings, then H2 sections whos
 Why the Markdown comes from the stored, sanitized HTML and not from the editor's source: the
 source may hold raw HTML (`<script>`, inline tags) and relative links, while the stored
 `display_html` is what the page shows after nh3 (glossary/markdown.py) with the auto-links
-added. Converting it (markdownify) keeps one gate for hostile input and gives agents exactly
-what readers see; every link is made absolute against the page's canonical URL, and plain
-text fields are escaped so nothing an editor typed turns into HTML in a Markdown renderer.
+added. Converting it (`glossary.markdown.html_to_markdown`, the converter the MCP answers use
+too) keeps one gate for hostile input and gives agents exactly what readers see; every link
+is made absolute against the page's canonical URL, and plain text fields are escaped so
+nothing an editor typed turns into HTML in a Markdown renderer.
 
 Markdown URLs: `<page path without the trailing slash>.md` (`/slownik/mcp.md`), linked from
 each page's `<link rel="alternate" type="text/markdown">`. Slugs have no dots, so these never
@@ -22,11 +23,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from urllib.parse import urljoin
 
 from django.conf import settings
 from django.urls import reverse
-from markdownify import MarkdownConverter
+
+from .markdown import html_to_markdown
 
 MARKDOWN_TYPE = "text/markdown; charset=utf-8"
 # Plain-text fields (names, definitions, leads) as Markdown text: backslash-escape what would
@@ -37,59 +38,6 @@ _SPECIAL = re.compile(r"([\\`*_\[\]<>#|])")
 def text(value: str) -> str:
     """A plain-text field, safe to put into Markdown as literal text, on one line."""
     return _SPECIAL.sub(r"\\\1", " ".join((value or "").split()))
-
-
-class _Converter(MarkdownConverter):
-    """markdownify with absolute links and no HTML at all in the output (tags it does not know
-    are dropped to their text; `<`, `>` and `&` in text are escaped, escape_misc)."""
-
-    def __init__(self, *, base_url: str, heading_offset: int = 0) -> None:
-        super().__init__(
-            heading_style="ATX",
-            bullets="-",
-            escape_misc=True,
-            code_language_callback=_code_language,
-        )
-        self.base_url, self.heading_offset = base_url, heading_offset
-
-    def convert_img(self, el, text, parent_tags):
-        src = el.get("src") or ""
-        if src:
-            el["src"] = urljoin(self.base_url, src)
-        return super().convert_img(el, text, parent_tags)
-
-    def convert_hN(self, n, el, text, parent_tags):
-        return super().convert_hN(min(n + self.heading_offset, 6), el, text, parent_tags)
-
-    def convert_a(self, el, text, parent_tags):
-        href = el.get("href") or ""
-        if href:
-            el["href"] = urljoin(self.base_url, href)
-        # An auto-link's title is the linked term's definition (the page's tooltip): noise
-        # in a Markdown link, and the agent can follow the link for it.
-        el.attrs.pop("title", None)
-        return super().convert_a(el, text, parent_tags)
-
-
-def _code_language(el) -> str:
-    for name in el.get("class") or []:
-        if name.startswith("language-"):
-            return name.removeprefix("language-")
-    code = el.find("code")
-    if code is not None:
-        for name in code.get("class") or []:
-            if name.startswith("language-"):
-                return name.removeprefix("language-")
-    return ""
-
-
-def html_to_markdown(html: str, *, base_url: str, heading_offset: int = 0) -> str:
-    """Sanitized body HTML as Markdown whose links are absolute on `base_url` (the page);
-    `heading_offset` moves the body's headings (h2 on the page) further down."""
-    if not html:
-        return ""
-    converter = _Converter(base_url=base_url, heading_offset=heading_offset)
-    return converter.convert(html).strip()
 
 
 def markdown_url(page_url: str) -> str:
@@ -129,17 +77,14 @@ def term_markdown(detail, site: Site) -> str:
     if detail.categories:
         links = [f"[{text(c.title)}]({site.page('category', c.slug)})" for c in detail.categories]
         lines += [f"**Kategorie:** {', '.join(links)}", ""]
-    body = html_to_markdown(term.display_html, base_url=page)
-    if body:
-        lines += [body, ""]
-    if detail.related:
-        lines += ["## Pojęcia powiązane", ""]
-        lines += _list((r.title, site.markdown("term", r.slug), r.summary) for r in detail.related)
-        lines.append("")
-    if detail.articles:
-        lines += ["## Artykuły", ""]
-        lines += _list((a.title, site.markdown("article", a.slug), "") for a in detail.articles)
-        lines.append("")
+    lines += _body(term.display_html, page)
+    lines += _section(
+        "Pojęcia powiązane",
+        [(r.title, site.markdown("term", r.slug), r.summary) for r in detail.related],
+    )
+    lines += _section(
+        "Artykuły", [(a.title, site.markdown("article", a.slug), "") for a in detail.articles]
+    )
     lines.append(f"Strona: {page} (zaktualizowano {_date(term.updated_at)})")
     return "\n".join(lines) + "\n"
 
@@ -161,23 +106,34 @@ def article_markdown(detail, site: Site) -> str:
         facts.append(f"**Seria:** [{text(series.name)}]({site.page('series', series.slug)})")
     if facts:
         lines += ["  \n".join(facts), ""]
-    body = html_to_markdown(article.display_html, base_url=page)
-    if body:
-        lines += [body, ""]
-    if detail.terms:
-        lines += ["## Pojęcia ze słownika", ""]
-        lines += _list((t.title, site.markdown("term", t.slug), t.summary) for t in detail.terms)
-        lines.append("")
+    lines += _body(article.display_html, page)
+    lines += _section(
+        "Pojęcia ze słownika",
+        [(t.title, site.markdown("term", t.slug), t.summary) for t in detail.terms],
+    )
     neighbours = [("Poprzedni", detail.previous), ("Następny", detail.next)]
-    neighbours = [(label, link) for label, link in neighbours if link is not None]
-    if neighbours:
-        lines += ["## W tej serii", ""]
-        lines += _list(
-            (link.title, site.markdown("article", link.slug), label) for label, link in neighbours
-        )
-        lines.append("")
+    lines += _section(
+        "W tej serii",
+        [
+            (link.title, site.markdown("article", link.slug), label)
+            for label, link in neighbours
+            if link is not None
+        ],
+    )
     lines.append(f"Strona: {page} (zaktualizowano {_date(article.updated_at)})")
     return "\n".join(lines) + "\n"
+
+
+def _body(html: str, page: str, *, heading_offset: int = 0) -> list[str]:
+    """An entry's body as Markdown lines (none when it is empty), links absolute on `page`;
+    `heading_offset` moves its headings (h2 on the page) further down."""
+    body = html_to_markdown(html, base_url=page, heading_offset=heading_offset)
+    return [body, ""] if body else []
+
+
+def _section(heading: str, items: list) -> list[str]:
+    """An H2 with its `_list` lines, or nothing when there are no items."""
+    return [f"## {heading}", "", *_list(items), ""] if items else []
 
 
 def _date(value) -> str:
@@ -247,9 +203,7 @@ def llms_full_txt(terms, articles, site: Site) -> str:
         lines += [f"### {text(term.name)}", "", f"> {text(term.short_definition)}", ""]
         if term.synonyms:
             lines += [f"**Synonimy:** {', '.join(text(s) for s in term.synonyms)}", ""]
-        body = html_to_markdown(term.display_html, base_url=page, heading_offset=2)
-        if body:
-            lines += [body, ""]
+        lines += _body(term.display_html, page, heading_offset=2)
         lines += [f"Strona: {page} · Markdown: {markdown_url(page)}", ""]
     lines += ["## Artykuły", ""]
     for article in articles:
@@ -257,8 +211,6 @@ def llms_full_txt(terms, articles, site: Site) -> str:
         lines += [f"### {text(article.title)}", ""]
         if article.lead.strip():
             lines += [f"> {text(article.lead)}", ""]
-        body = html_to_markdown(article.display_html, base_url=page, heading_offset=2)
-        if body:
-            lines += [body, ""]
+        lines += _body(article.display_html, page, heading_offset=2)
         lines += [f"Strona: {page} · Markdown: {markdown_url(page)}", ""]
     return "\n".join(lines)

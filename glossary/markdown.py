@@ -11,9 +11,15 @@ turned into links (linkify-it-py), fenced code with a `language-…` class, and 
 a passage out of auto-linking (glossary/autolink.py): `[tekst]{.bez-linkow}` inline and a
 `::: bez-linkow` … `:::` block. Headings are shifted one level down (`# Tytuł` -> `<h2>`):
 the page's own title is its only `<h1>`.
+
+And back, for agents: `html_to_markdown` turns sanitized HTML into Markdown (markdownify)
+for every text an agent reads, the pages' Markdown alternates (glossary/llms.py) and the MCP
+answers (`markdown_for_agents`) alike.
 """
 
+import functools
 import re
+from urllib.parse import urljoin
 
 import nh3
 from markdown_it import MarkdownIt
@@ -108,6 +114,81 @@ def render_markdown(source: str) -> str:
     return sanitize_html(_md.render(source))
 
 
+# --- HTML back to Markdown (agents' texts) --------------------------------------------------
+# One converter for every text an agent reads: the pages' Markdown alternates and
+# /llms-full.txt (glossary/llms.py, from the stored `display_html`) and the MCP answers
+# (`markdown_for_agents` below, when an editor's text holds HTML). It reads sanitized HTML
+# only, so the sanitizer above stays the single gate for hostile input.
+def html_to_markdown(
+    html: str,
+    *,
+    base_url: str,
+    heading_offset: int = 0,
+    keep_fragments: bool = True,
+    keep_titles: bool = False,
+) -> str:
+    """Sanitized HTML (`render_markdown`'s output, or a stored `display_html`) as Markdown:
+    links and images absolute on `base_url` (`urljoin`), headings moved by `heading_offset`
+    levels (kept within h1–h6), fenced code with the `language-…` class as its info string,
+    and text escaped so that nothing in it reads as markup (a tag, a link, an entity, a list
+    item: markdownify's `escape_misc`). Tags markdownify does not know are dropped to their
+    text, so no HTML reaches the output.
+
+    `keep_fragments=False` drops `#…` links (footnote jumps) to their text, for a reader who
+    has no page to jump in; otherwise they point into the page at `base_url`.
+    `keep_titles=False` removes link titles: an auto-link's title is the linked term's
+    definition (the page's tooltip), noise in a Markdown link whose target says the same."""
+    if not html:
+        return ""
+    converter = _converter_class()(
+        base_url=base_url,
+        heading_offset=heading_offset,
+        keep_fragments=keep_fragments,
+        keep_titles=keep_titles,
+        heading_style="ATX",
+        bullets="-",
+        escape_misc=True,
+        code_language_callback=_code_language,
+    )
+    return converter.convert(html).strip()
+
+
+@functools.cache
+def _converter_class():
+    # markdownify imports BeautifulSoup (about 0.15 s): only a process that converts pays for
+    # it, not every one that imports the models (they call `render_markdown` on save).
+    from markdownify import MarkdownConverter
+
+    class Converter(MarkdownConverter):
+        def convert_a(self, el, text, parent_tags):
+            href = el.get("href") or ""
+            if href.startswith("#") and not self.options["keep_fragments"]:
+                del el["href"]  # markdownify writes a link without href as its text
+            elif href:
+                el["href"] = urljoin(self.options["base_url"], href)
+            if not self.options["keep_titles"]:
+                del el["title"]
+            return super().convert_a(el, text, parent_tags)
+
+        def convert_img(self, el, text, parent_tags):
+            if el.get("src"):
+                el["src"] = urljoin(self.options["base_url"], el["src"])
+            return super().convert_img(el, text, parent_tags)
+
+        def convert_hN(self, n, el, text, parent_tags):
+            # markdownify keeps the level within 1..6.
+            return super().convert_hN(n + self.options["heading_offset"], el, text, parent_tags)
+
+    return Converter
+
+
+def _code_language(el) -> str:
+    """The fence's info string: the `language-…` class of a <pre> or of its <code>."""
+    code = el.find("code")
+    classes = [c for node in (el, code) if node is not None for c in node.get("class") or []]
+    return next((c.removeprefix("language-") for c in classes if c.startswith("language-")), "")
+
+
 # --- Markdown for agents (MCP tools, resources, prompts) -----------------------------------
 # An agent reads the editor's Markdown itself, not the page's HTML, so two things the page
 # settles in HTML must be settled in the Markdown too: raw HTML (the page keeps only what the
@@ -136,56 +217,6 @@ def _plain(tokens) -> bool:
     return True
 
 
-class _AgentConverter:
-    """markdownify over the page's sanitized HTML, with the page's heading levels given
-    back (`#` for the page's <h2>), absolute URLs, and no text that reads as a tag."""
-
-    _class = None
-
-    @classmethod
-    def get(cls):
-        if cls._class is None:
-            from markdownify import MarkdownConverter
-
-            class Converter(MarkdownConverter):
-                def escape(self, text, parent_tags):
-                    text = super().escape(text, parent_tags)
-                    # Text that would read as a tag or a link (`[x](javascript:…)` the parser
-                    # refused) stays text.
-                    return text.replace("<", r"\<").replace("[", r"\[").replace("]", r"\]")
-
-                def convert_hN(self, n, el, text, parent_tags):
-                    return super().convert_hN(n - 1, el, text, parent_tags)
-
-                def convert_a(self, el, text, parent_tags):
-                    href = el.get("href") or ""
-                    if href.startswith("#") or not href:  # footnote jumps: page-only
-                        del el["href"]
-                    else:
-                        el["href"] = _absolute(href, self.options["site"])
-                    return super().convert_a(el, text, parent_tags)
-
-                def convert_img(self, el, text, parent_tags):
-                    if el.get("src"):
-                        el["src"] = _absolute(el["src"], self.options["site"])
-                    return super().convert_img(el, text, parent_tags)
-
-            cls._class = Converter
-        return cls._class
-
-
-def _code_language(el) -> str:
-    code = el.find("code")
-    classes = code.get("class", []) if code is not None else []
-    return next((c.removeprefix("language-") for c in classes if c.startswith("language-")), "")
-
-
-def _absolute(url: str, site: str) -> str:
-    from urllib.parse import urljoin
-
-    return urljoin(site + "/", url)
-
-
 def markdown_for_agents(source: str, *, site: str) -> str:
     """Editor Markdown as an agent should read it: every link absolute on `site`, and no raw
     HTML. Text without HTML or odd links (nearly all) is returned as written, with site paths
@@ -197,11 +228,10 @@ def markdown_for_agents(source: str, *, site: str) -> str:
     if _plain(_md.parse(source)):
         text = _INLINE_LINK.sub(lambda m: m[1] + site + m[2], source)
         return _REFERENCE.sub(lambda m: m[1] + site + m[2], text)
-    converter = _AgentConverter.get()(
-        site=site,
-        heading_style="ATX",
-        bullets="-",
-        escape_underscores=False,
-        code_language_callback=_code_language,
+    return html_to_markdown(
+        render_markdown(source),
+        base_url=site + "/",
+        heading_offset=-1,  # `#` for the page's <h2>: the levels the editor wrote
+        keep_fragments=False,
+        keep_titles=True,  # the editor's own titles, as in text returned as written
     )
-    return converter.convert(render_markdown(source)).strip()

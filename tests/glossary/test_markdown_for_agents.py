@@ -19,7 +19,7 @@ CASES = [
     ("event handler gone", '<a href="/x" onclick="y()">k</a>', f"[k]({SITE}/x)"),
     ("javascript: link gone", '<a href="javascript:steal()">k</a>', "k"),
     ("refused link syntax stays text", "[k](javascript:steal())", r"\[k\](javascript:steal())"),
-    ("text that reads as a tag escaped", "a &lt;script&gt; <i>b</i>", r"a \<script> *b*"),
+    ("text that reads as a tag escaped", "a &lt;script&gt; <i>b</i>", r"a \<script\> *b*"),
     ("code keeps HTML", "<b>x</b>\n\n```html\n<p>k</p>\n```", "**x**\n\n```html\n<p>k</p>\n```"),
     ("headings keep their level", "# A\n\n<i>x</i>\n\n## B", "# A\n\n*x*\n\n## B"),
 ]  # fmt: skip
