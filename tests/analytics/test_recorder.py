@@ -117,6 +117,25 @@ def test_identical_lookups_of_a_batch_share_a_row(client, terms):
     assert Lookup.objects.get(count=4).latency_ms > 0
 
 
+def test_a_flush_writes_only_what_waited_when_it_began(client, terms, monkeypatch):
+    """Events recorded while a flush writes wait for the next flush: under steady traffic the
+    thread must write full batches, never loop over one INSERT per few events."""
+    for slug in ("sse", "serwer-mcp"):
+        _legacy(client, "tools/call", {"name": "get_term", "arguments": {"slug": slug}})
+    writes = []
+    original = Lookup.objects.bulk_create
+
+    def write_and_record_more(rows):
+        writes.append(len(rows))
+        # A request thread records during the write.
+        _legacy(client, "tools/call", {"name": "get_term", "arguments": {"slug": "sse"}})
+        return original(rows)
+
+    monkeypatch.setattr(Lookup.objects, "bulk_create", write_and_record_more)
+    assert recorder.flush() == 2
+    assert writes == [2] and len(recorder.buffer) == 1
+
+
 def test_other_methods_are_not_recorded(client, terms):
     """tools/list, ping and the like are not lookups."""
     _legacy(client, "tools/list", {})
