@@ -112,8 +112,10 @@ def _analytics_buffer():
 
     recorder.flush_seconds = 0
     recorder.buffer.clear()
+    recorder.replays.clear()
     yield
     recorder.buffer.clear()
+    recorder.replays.clear()
 
 
 # --- The canonical site address (glossary/site.py) -----------------------------------------

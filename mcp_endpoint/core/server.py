@@ -96,6 +96,10 @@ class CallEvent:
     body: bytes | None = None
     result_json: bytes | None = None
     protocol_version: str | None = None
+    # The replay's own key of the request (path, headers, method, canonical params; never
+    # the JSON-RPC id): equal keys with the same result are the same lookup, so an observer
+    # can count repeats without reading the body.
+    key: Any = None
 
 
 class Server(MethodTable, Features):
@@ -256,11 +260,11 @@ class Server(MethodTable, Features):
             except Exception:
                 logger.exception("MCP observer %r failed; the call was answered", observer)
 
-    def replayed(self, body: bytes, result_json: bytes, protocol_version, seconds: float):
+    def replayed(self, body: bytes, result_json: bytes, protocol_version, seconds: float, key=None):
         """A call the WSGI replay answered from stored bytes (transports/fastpath.py)."""
         if self.observers:
             self.observed(
-                CallEvent(None, None, None, None, seconds, body, result_json, protocol_version)
+                CallEvent(None, None, None, None, seconds, body, result_json, protocol_version, key)
             )
 
 

@@ -118,6 +118,7 @@ def serve(environ, start_response, handler):
         result,
         environ.get("HTTP_MCP_PROTOCOL_VERSION"),
         time.perf_counter() - started,
+        request.key,
     )
     return [body]
 
