@@ -29,3 +29,30 @@ CASES = [
 def test_markdown_for_agents(case, source, expected):
     """Each case: what an agent gets for that editor text."""
     assert markdown_for_agents(source, site=SITE) == expected
+
+
+# Texts that skip the parse (no `<`, bracket, `//`, `ftp:` or `mailto:`) next to near misses
+# that must not: each must come out exactly as the full parse-and-check path gives it.
+SHORTCUT = [
+    "Zwykła proza: JSON-RPC, SSE i MCP.\n\nDrugi akapit, *kursywa* i `kod`.",
+    "| a | b |\n|---|---|\n| 1 | 2 |",
+    "~~skreślone~~ i przypis bez nawiasów",
+    "adres example.com i poczta kto@example.com",
+    "&lt;script&gt; jako encja",
+    "adres http://example.com/x",
+    "ftp.example.com i ftp:serwer",
+    "MAILTO:kto@example.com",
+    "[tekst]{.bez-linkow}",
+    "przypis[^1]\n\n[^1]: treść",
+]
+
+
+@pytest.mark.parametrize("source", SHORTCUT)
+def test_the_no_markup_shortcut_answers_as_the_parse_does(source, monkeypatch):
+    """Text without markup characters is returned without parsing it (issue 16): the answer
+    is the one the full path (parse, `_plain`, rewrite or rebuild) gives for the same text."""
+    from glossary import markdown
+
+    fast = markdown_for_agents(source, site=SITE)
+    monkeypatch.setattr(markdown, "_MAYBE_MARKUP", markdown.re.compile(r"(?s).?"))
+    assert fast == markdown_for_agents(source, site=SITE)
