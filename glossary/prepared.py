@@ -57,7 +57,7 @@ class Prepared:
         values["now"] = connection.ops.adapt_datetimefield_value(timezone.now())
         values.setdefault("offset", 0)
         params = [values[role] if role else value for role, value in roles]
-        cursor = _cursor(connection)
+        cursor = kept_cursor(connection)
         cursor.execute(sql, params)
         return rows_to_result(cursor.fetchall())
 
@@ -135,7 +135,7 @@ class Prepared:
 _CURSORS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
-def _cursor(connection):
+def kept_cursor(connection):
     """A Django cursor wrapper (execute wrappers, query capture, error wrapping: everything
     `connection.cursor()` gives) around a driver cursor kept for this connection.
 
@@ -143,7 +143,8 @@ def _cursor(connection):
     cost ~40 µs a statement, a third of running a prepared detail read (bench/mcp.py, issue
     16). This mirrors `BaseDatabaseWrapper._cursor` (health check, connect, then
     `_prepare_cursor` over `create_cursor`), which tests/glossary/test_prepared.py
-    fingerprints; a new driver connection (reconnect, close) gets a new cursor."""
+    fingerprints; a new driver connection (reconnect, close) gets a new cursor. Not a
+    context manager: leaving a `with` block would close the kept cursor."""
     connection.close_if_health_check_failed()
     connection.ensure_connection()
     kept = _CURSORS.get(connection)

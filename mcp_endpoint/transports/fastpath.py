@@ -26,6 +26,7 @@ from django.core import signals
 
 from ..core.server import get_server
 from . import ratelimit
+from .wsgi import REQUEST_STARTED
 
 MESSAGE_KEYS = frozenset({"jsonrpc", "id", "method", "params"})
 # Request fields the full path may read besides the headers (HTTP_*) and the body.
@@ -98,13 +99,15 @@ def serve(environ, start_response, handler):
     signals.request_started.send(sender=__name__, environ=environ)
     try:
         state = cache.state()
+        stored = cache.replies.get((state, request.key)) if state is not None else None
     except Exception:  # the full path meets (and answers) the same failure
-        state = None
-    finally:
-        signals.request_finished.send(sender=__name__)
-    stored = cache.replies.get((state, request.key)) if state is not None else None
+        state = stored = None
     if stored is None:
+        # The request goes on through Django as the one started above: the handler sends
+        # no second request_started, and its response's close() the request_finished.
+        environ[REQUEST_STARTED] = True
         return _learn(cache, request, environ, start_response, handler, state)
+    signals.request_finished.send(sender=__name__)
     refused = ratelimit.refuse_replay(environ, request.key, request.id)  # replays count too
     if refused is not None:
         start_response(refused[0], refused[1])

@@ -231,13 +231,13 @@ def _numbered(sql: str) -> str:
     return "".join(part + (f"${i}" if i < len(parts) else "") for i, part in enumerate(parts, 1))
 
 
-# sha256 of the Django 5.2 `BaseDatabaseWrapper._cursor` that glossary.prepared._cursor mirrors.
+# sha256 of the Django 5.2 `BaseDatabaseWrapper._cursor` that glossary.prepared.kept_cursor mirrors.
 CURSOR = "bb632516d005185c3f44250b3224b6cfbc0a8869ab80d1a045a78a62e11cc347"
 
 
 def test_djangos_cursor_is_the_one_mirrored():
     """If this fails, Django changed BaseDatabaseWrapper._cursor: bring
-    glossary.prepared._cursor (which keeps one driver cursor per connection) in line, then
+    glossary.prepared.kept_cursor (which keeps one driver cursor per connection) in line, then
     update CURSOR."""
     import hashlib
     import inspect

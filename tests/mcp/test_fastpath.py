@@ -73,6 +73,35 @@ def test_a_miss_reads_the_content_state_once(django_seen):
 
 
 @pytest.mark.django_db(transaction=True)
+def test_every_request_sends_one_pair_of_request_signals(django_seen):
+    """A miss (the replay read the state, then Django answered) and a replayed hit are each
+    one request to Django's request_started/request_finished receivers (connection age and
+    error handling): a miss used to send two pairs."""
+    from django.core import signals
+
+    make_term(name="Serwer MCP", slug="serwer-mcp")
+    sent = []
+
+    def started(**kwargs):
+        sent.append("started")
+
+    def finished(**kwargs):
+        sent.append("finished")
+
+    signals.request_started.connect(started)
+    signals.request_finished.connect(finished)
+    try:
+        for rid in (1, 2):  # a miss, then its replay
+            body, headers = get_term("serwer-mcp", rid)
+            assert call(MCP, method="POST", body=body, **headers)[0] == 200
+    finally:
+        signals.request_started.disconnect(started)
+        signals.request_finished.disconnect(finished)
+    assert len(django_seen) == 1
+    assert sent == ["started", "finished", "started", "finished"]
+
+
+@pytest.mark.django_db(transaction=True)
 def test_an_edit_reaches_the_next_replay(django_seen):
     """An edit changes the content state, so the stored reply is not used again."""
     term = make_term(name="Serwer MCP", slug="serwer-mcp", short_definition="Stara.")

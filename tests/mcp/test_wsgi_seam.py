@@ -1,7 +1,7 @@
 """The lean WSGI handler's seam (mcp_endpoint/transports/wsgi.py): it mirrors Django's
-`BaseHandler.load_middleware` over `settings.MCP_MIDDLEWARE`. These tests fail by name when a
-Django upgrade changes what it mirrors, instead of the production handler quietly missing a
-step Django added."""
+`BaseHandler.load_middleware` over `settings.MCP_MIDDLEWARE`, and `WSGIHandler.__call__` after a
+replay miss. These tests fail by name when a Django upgrade changes what it mirrors, instead of
+the production handler quietly missing a step Django added."""
 
 import hashlib
 import inspect
@@ -64,6 +64,18 @@ def test_the_chain_runs_exactly_the_lean_list(rf, monkeypatch):
     handler.get_response(request)
     assert seen == list(settings.MCP_MIDDLEWARE)
     assert not hasattr(request, "session") and not hasattr(request, "user")
+
+
+# sha256 of the Django 5.2 `WSGIHandler.__call__` that LeanHandler mirrors after a replay miss.
+CALL = "8391f497d588b2a0021c078fdceb400705b194e3651cb795465e87c2057d4cf9"
+
+
+def test_djangos_wsgi_call_is_the_one_mirrored():
+    """If this fails, Django changed WSGIHandler.__call__: bring LeanHandler.__call__ (the
+    same steps without request_started, which the WSGI replay sent) in line, then update
+    CALL."""
+    source = inspect.getsource(WSGIHandler.__call__)
+    assert hashlib.sha256(source.encode()).hexdigest() == CALL
 
 
 # sha256 of the Django 5.2 `BaseHandler.resolve_request` whose result LeanHandler keeps.
