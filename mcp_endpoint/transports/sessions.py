@@ -175,7 +175,7 @@ def attach(request, ctx, body: bytes):
     expired session (the client then initializes again), 400 for a missing header when
     `MCP_REQUIRE_SESSION` is on (initialize excepted). Without the header the request is
     served statelessly; if it is `initialize`, it mints a session."""
-    key = request.headers.get(HEADER)
+    key = request.META.get("HTTP_MCP_SESSION_ID")  # HEADER, without building .headers
     if key is not None:
         row = load(key)
         if row is None:
