@@ -41,7 +41,7 @@ def article_url(base_url: str, slug: str) -> str:
     return _slug_url("glossary:article", base_url, slug)
 
 
-def _urls(base_url: str):
+def urls_on(base_url: str):
     """`term_url` and `article_url` on `base_url` for one answer: the script prefix and the
     URLconf (thread-locals, ~25 µs a URL) are read once, not for each of its ~20 URLs."""
     prefix, urlconf = get_script_prefix(), get_urlconf()
@@ -59,7 +59,7 @@ def iso(value) -> str | None:
 
 def term_data(detail: TermDetail, base_url: str) -> dict:
     term = detail.term
-    to_term, to_article = _urls(base_url)
+    to_term, to_article = urls_on(base_url)
     return {
         "name": term.name,
         "slug": term.slug,
@@ -141,7 +141,7 @@ def _article_link(link, to_article) -> dict | None:
 def article_data(detail: ArticleDetail, base_url: str) -> dict:
     article = detail.article
     series = article.series
-    to_term, to_article = _urls(base_url)
+    to_term, to_article = urls_on(base_url)
     return {
         "title": article.title,
         "slug": article.slug,

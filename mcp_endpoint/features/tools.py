@@ -27,10 +27,9 @@ from ..core.registry import Features, ToolResult
 from .presenters import (
     article_data,
     article_markdown,
-    article_url,
     term_data,
     term_markdown,
-    term_url,
+    urls_on,
 )
 from .resources import normalize_slug
 
@@ -146,12 +145,13 @@ def _input(properties: dict, required: list[str]) -> dict:
 def search_term(arguments: dict, ctx) -> ToolResult:
     query = arguments["query"]
     hits = search.term_search(query=query, limit=int(arguments.get("limit", 10)))
+    to_term, _to_article = urls_on(site_url())
     results = [
         {
             "name": h.title,
             "slug": h.slug,
             "shortDefinition": h.summary,
-            "url": term_url(site_url(), h.slug),
+            "url": to_term(h.slug),
             "score": h.score,
         }
         for h in hits
@@ -292,13 +292,14 @@ def list_terms(arguments: dict, ctx) -> ToolResult:
         letter=letter, category=category, after=tuple(after) if after else None, limit=size
     )
     page = rows[:size]
+    to_term, _to_article = urls_on(site_url())
     data = {
         "terms": [
             {
                 "name": r["name"],
                 "slug": r["slug"],
                 "shortDefinition": r["short_definition"],
-                "url": term_url(site_url(), r["slug"]),
+                "url": to_term(r["slug"]),
             }
             for r in page
         ]
@@ -332,12 +333,13 @@ def list_terms(arguments: dict, ctx) -> ToolResult:
 def search_articles(arguments: dict, ctx) -> ToolResult:
     query = arguments["query"]
     hits = search.article_search(query=query, limit=int(arguments.get("limit", 10)))
+    _to_term, to_article = urls_on(site_url())
     results = [
         {
             "title": h.title,
             "slug": h.slug,
             "lead": h.summary,
-            "url": article_url(site_url(), h.slug),
+            "url": to_article(h.slug),
         }
         for h in hits
     ]

@@ -159,7 +159,7 @@ def _orm_page(letter, category, after, limit):
         qs = qs.filter(letter=letter.upper())
     if category:
         qs = qs.filter(categories__slug=category)
-    qs = qs.order_by("sort_key", "id").values(*selectors.TERM_CARD_FIELDS, "sort_key")
+    qs = qs.order_by("sort_key", "id").values(*selectors.TERM_PAGE_FIELDS)
     if after is not None:
         qs = qs.filter(sort_key__gt=after[0]) | qs.filter(sort_key=after[0], id__gt=after[1])
     return list(qs[: limit + 1])
