@@ -38,9 +38,13 @@ class Prepared:
     CLOCK = datetime(2000, 1, 2, 3, 4, 5, 678901, tzinfo=UTC)  # never a real `now`
     _UNSET = object()
 
-    def __init__(self, build, *, offset: int | None = None, **placeholders) -> None:
+    def __init__(
+        self, build, *, offset: int | None = None, clock: bool = True, **placeholders
+    ) -> None:
         self.build = build
         self.placeholders = placeholders
+        # False for a read that does not depend on the time (no `published()` in it).
+        self.clock = clock
         # A builder that slices `[offset:offset + n]` with this marker as `offset`: the SQL's
         # OFFSET literal becomes a parameter, so every page of a list shares one statement.
         self.offset = offset
@@ -68,7 +72,9 @@ class Prepared:
             return None
         compiler = queryset.query.get_compiler(connection=connection)
         sql, params = compiler.as_sql()
-        markers = {"now": connection.ops.adapt_datetimefield_value(self.CLOCK)}
+        markers = (
+            {"now": connection.ops.adapt_datetimefield_value(self.CLOCK)} if self.clock else {}
+        )
         markers.update(self.placeholders)
         roles = []
         for value in params:

@@ -224,8 +224,14 @@ def term_index(
 
 
 def categories() -> list[tuple[str, str]]:
-    """Every category as (slug, name), by name (1 query): the set a filter may name."""
-    return list(Category.objects.order_by("name").values_list("slug", "name"))
+    """Every category as (slug, name), by name (1 query, compiled once: list_terms asks on
+    every call, and building the QuerySet was most of a first page's Python, issue 16)."""
+    return _CATEGORIES()
+
+
+_CATEGORIES = Prepared(
+    lambda *, now: Category.objects.order_by("name").values_list("slug", "name"), clock=False
+)
 
 
 def term_page(

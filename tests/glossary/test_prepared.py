@@ -268,3 +268,18 @@ def test_prepared_reads_reuse_one_driver_cursor_and_follow_a_new_connection():
     prepared._CURSORS[connection] = (object(), first)  # as if the driver had reconnected
     assert selectors.term_detail(slug=term.slug).term.pk == term.pk
     assert prepared._CURSORS[connection][1] is not first
+
+
+def test_categories_are_compiled_once_and_match_the_queryset(django_assert_num_queries):
+    """selectors.categories() (list_terms resolves its filter against it on every call) is
+    compiled ahead although it has no clock, and returns the QuerySet's rows in one query."""
+    from django.db import connections as all_connections
+
+    from glossary.models import Category
+
+    for name in ("Sieci", "Agenci AI", "Bazy"):
+        make_category(name)
+    with django_assert_num_queries(1):
+        rows = selectors.categories()
+    assert rows == list(Category.objects.order_by("name").values_list("slug", "name"))
+    assert selectors._CATEGORIES.compiled_for(all_connections[DEFAULT_DB_ALIAS]) is not None
