@@ -195,7 +195,10 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
         # whose generic plan PostgreSQL's heuristic never picks (it costs the capped arms in
         # full), so every call paid ~3 ms of planning. Generic plans for every prepared
         # statement: the app's statements are index lookups whose plan does not depend on
-        # the values. DB_GENERIC_PLANS=0 keeps the server's choice.
+        # the values; a statement whose generic plan could be bad is written so that it is
+        # not (list_terms' keyset page is a row comparison: glossary/selectors.py
+        # `term_page`, tests/glossary/test_prepared.py). DB_GENERIC_PLANS=0 keeps the
+        # server's choice.
         if env_bool("DB_GENERIC_PLANS", True):
             db_options = DATABASES["default"].setdefault("OPTIONS", {})
             db_options["options"] = (
