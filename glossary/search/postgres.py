@@ -30,15 +30,15 @@ coverage score is computed only for candidates in no name tier.
 from __future__ import annotations
 
 import re
+import string
 import time
 from datetime import UTC, datetime
 
 from django.db import connection
 
 from ..models import Article, Term
-from ..polish import fold
 from . import ranking
-from .query import Query, _like_escape
+from .query import Query, _fold_word, _like_escape
 
 NAME_CANDIDATES = 50  # typo and trigram arms; name and text arms take limit + 10
 WORD_CANDIDATES = 8
@@ -48,15 +48,17 @@ TRIGRAM_MAX_CHARS = 16  # ~18 trigrams: a few ms at 100k terms
 
 
 class _Params:
-    """Positional parameters named while the SQL is written, filled per call by name.
+    """Parameters named while the SQL is written, filled per call by name.
 
-    `p("name")` leaves a marker in the text; `finish()` turns the markers into `%s` in text
-    order, so the order of the values can never drift from the order of the placeholders."""
+    `p("name")` leaves a marker in the text; `finish()` turns each name into one named
+    placeholder (a letter: psycopg converts statements of up to 4 KB once), so a value used in
+    several places travels, and is parsed by PostgreSQL, once; `fill()` gives the values."""
 
     _MARK = re.compile("\x00([a-z_0-9]+)\x00")
+    _ALIASES = string.ascii_letters
 
     def __init__(self) -> None:
-        self.order: list[str] = []
+        self.order: list[str] = []  # the distinct names, in order of first use
 
     def __call__(self, name: str, cast: str = "") -> str:
         return f"\x00{name}\x00{cast}"
@@ -64,13 +66,16 @@ class _Params:
     def finish(self, sql: str) -> str:
         # Whitespace collapsed: psycopg caches its conversion of statements up to 4 KB only.
         sql = " ".join(sql.split())
-        self.order = self._MARK.findall(sql)
-        return self._MARK.sub("%s", sql)
+        self.order = list(dict.fromkeys(self._MARK.findall(sql)))
+        aliases = dict(zip(self.order, self._ALIASES, strict=False))
+        return self._MARK.sub(lambda m: f"%({aliases[m.group(1)]})s", sql)
 
-    def fill(self, values: dict) -> list:
-        """The values in placeholder order, lists as array literals (see `_array`)."""
-        ready = {n: _array(v) if isinstance(v, list) else v for n, v in values.items()}
-        return [ready[n] for n in self.order]
+    def fill(self, values: dict) -> dict:
+        """The values by placeholder, lists as array literals (see `_array`)."""
+        return {
+            alias: _array(v) if isinstance(v := values[name], list) else v
+            for name, alias in zip(self.order, self._ALIASES, strict=False)
+        }
 
 
 class Table:
@@ -488,7 +493,7 @@ def _values(table: Table, q: Query, limit: int, now) -> dict:
     values["w_freq"] = [frequencies.get(alternatives[0], 0.0) for alternatives in q.alternatives]
     values["w_try"] = _partial_words(values["w_freq"], values["w_side"], values["rows"])
     values["cap"] = max(limit, 10) + 10
-    values["words"] = [fold(w) for w in q.words] if len(q.words) > 1 else []
+    values["words"] = [_fold_word(w) for w in q.words] if len(q.words) > 1 else []
     values["typo"] = max(q.typo_keys, key=len, default=[])
     values["use_trgm"] = q.fuzzy and len(q.key) <= TRIGRAM_MAX_CHARS
     values["trgm"] = q.key
