@@ -30,7 +30,6 @@ coverage score is computed only for candidates in no name tier.
 from __future__ import annotations
 
 import re
-import string
 import time
 from datetime import UTC, datetime
 
@@ -48,17 +47,17 @@ TRIGRAM_MAX_CHARS = 16  # ~18 trigrams: a few ms at 100k terms
 
 
 class _Params:
-    """Parameters named while the SQL is written, filled per call by name.
+    """Positional parameters named while the SQL is written, filled per call by name.
 
-    `p("name")` leaves a marker in the text; `finish()` turns each name into one named
-    placeholder (a letter: psycopg converts statements of up to 4 KB once), so a value used in
-    several places travels, and is parsed by PostgreSQL, once; `fill()` gives the values."""
+    `p("name")` leaves a marker in the text; `finish()` turns the markers into `%s` in text
+    order, so the order of the values can never drift from the order of the placeholders.
+    (Positional, not named, on purpose: bench/mcp.py replays captured statements with their
+    parameters as a tuple.)"""
 
     _MARK = re.compile("\x00([a-z_0-9]+)\x00")
-    _ALIASES = string.ascii_letters
 
     def __init__(self) -> None:
-        self.order: list[str] = []  # the distinct names, in order of first use
+        self.order: list[str] = []
 
     def __call__(self, name: str, cast: str = "") -> str:
         return f"\x00{name}\x00{cast}"
@@ -66,16 +65,13 @@ class _Params:
     def finish(self, sql: str) -> str:
         # Whitespace collapsed: psycopg caches its conversion of statements up to 4 KB only.
         sql = " ".join(sql.split())
-        self.order = list(dict.fromkeys(self._MARK.findall(sql)))
-        aliases = dict(zip(self.order, self._ALIASES, strict=False))
-        return self._MARK.sub(lambda m: f"%({aliases[m.group(1)]})s", sql)
+        self.order = self._MARK.findall(sql)
+        return self._MARK.sub("%s", sql)
 
-    def fill(self, values: dict) -> dict:
-        """The values by placeholder, lists as array literals (see `_array`)."""
-        return {
-            alias: _array(v) if isinstance(v := values[name], list) else v
-            for name, alias in zip(self.order, self._ALIASES, strict=False)
-        }
+    def fill(self, values: dict) -> list:
+        """The values in placeholder order, lists as array literals (see `_array`)."""
+        ready = {n: _array(v) if isinstance(v, list) else v for n, v in values.items()}
+        return [ready[n] for n in self.order]
 
 
 class Table:
