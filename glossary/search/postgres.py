@@ -1,14 +1,18 @@
 """The PostgreSQL engine: one statement per search, its text fixed per shape and built once.
 
-Shapes: short queries (one or two letters: name prefixes only), one-sided and two-sided
-(comparison) queries, for terms and for articles. Every value derived from the query travels
-as a parameter (arrays and tsquery texts), so a shape's SQL never changes: the Python side
-only fills a list, and with server-side binding PostgreSQL plans it once per connection.
+Shapes: short queries (one or two letters: name prefixes only), one subject word, one-sided
+and two-sided (comparison) queries, for terms and for articles; each also in a second text
+that appends the planner statistics, run once per STATISTICS_MAX_AGE (a generic plan
+initializes every node whether it runs or not, so the other calls carry no `pg_stats` read and
+a single word no arms only several words can fill). Every value derived from the query
+travels as a parameter (arrays and tsquery texts), so a shape's SQL never changes: the Python
+side only fills a list, and with server-side binding PostgreSQL plans it once per connection.
 
 Candidates come from indexes only (migration 0003), each arm capped (limit + 10 unless said):
-- names: btree equality, GIN array overlap (exact name or synonym), a C-collation btree range
-  (name prefix), GIN over name and synonym stems (all words of a side in the names, the last
-  one as a prefix), and per word an exact name ("sse websocket" lists both terms);
+- names: GIN array overlap (exact name or synonym: the array holds the name too), a
+  C-collation btree range (name prefix), GIN over name and synonym stems (all words of a side
+  in the names, the last one as a prefix), and per word an exact name ("sse websocket" lists
+  both terms);
 - text: GIN over all stems (every word of a side), only while the names found fewer than the
   limit; then, for a side no entry matches whole, partial matches per word (words in fewer
   than COMMON_WORD entries by the planner's statistics, and the side's rarest word), 8
@@ -32,9 +36,8 @@ from datetime import UTC, datetime
 from django.db import connection
 
 from ..models import Article, Term
-from ..polish import fold
 from . import ranking
-from .query import Query, _like_escape
+from .query import Query, _fold_word, _like_escape
 
 NAME_CANDIDATES = 50  # typo and trigram arms; name and text arms take limit + 10
 WORD_CANDIDATES = 8
@@ -47,7 +50,9 @@ class _Params:
     """Positional parameters named while the SQL is written, filled per call by name.
 
     `p("name")` leaves a marker in the text; `finish()` turns the markers into `%s` in text
-    order, so the order of the values can never drift from the order of the placeholders."""
+    order, so the order of the values can never drift from the order of the placeholders.
+    (Positional, not named, on purpose: bench/mcp.py replays captured statements with their
+    parameters as a tuple.)"""
 
     _MARK = re.compile("\x00([a-z_0-9]+)\x00")
 
@@ -127,53 +132,18 @@ def _visibility(table: Table, p: _Params, alias: str = "") -> str:
 _visibility_values: dict[str, dict] = {}
 
 
-def _build(table: Table, sides: int) -> tuple[str, _Params]:
-    p = _Params()
+def _exact_test(table: Table, array: str) -> str:
+    """The indexed test "the name or a synonym is one of `array`": the GIN overlap on the
+    names array (which holds the name too: one probe, not two), else btree equality."""
+    return f"{table.exact_any} && {array}" if table.exact_any else f"{table.name} = ANY({array})"
+
+
+def _several_words(table: Table, p: _Params, sides: int, ctes: list, later: list) -> None:
+    """The arms only a query of several words can fill: exact names of single words, partial
+    matches (some of a side's words)."""
     t, nv = table.table, table.names_vector
-    ctes = [
-        # Per query word: tsqueries for names, definition and body, side, typo keys, frequency.
-        f"""w AS MATERIALIZED (
-        SELECT u.i::int AS i, u.nq, u.dq, u.bq, u.side,
-               string_to_array(NULLIF(u.keys, ''), ' ') AS keys,
-               u.freq, u.try
-        FROM unnest({p("w_n", "::tsquery[]")}, {p("w_d", "::tsquery[]")}, {p("w_b", "::tsquery[]")},
-                    {p("w_side", "::int[]")}, {p("w_keys", "::text[]")}, {p("w_freq", "::float[]")},
-                    {p("w_try", "::bool[]")})
-             WITH ORDINALITY AS u(nq, dq, bq, side, keys, freq, try, i))""",
-    ]
-    names = [f"n{s}" for s in range(sides)]
-    for s in range(sides):
-        arms = [f"(SELECT id FROM {t} WHERE {table.name} = ANY({p(f'exact{s}', '::text[]')}))"]
-        if table.exact_any:
-            arms.append(
-                f"(SELECT id FROM {t} WHERE {table.exact_any} && {p(f'exact{s}', '::text[]')})"
-            )
-        arms.append(
-            f'(SELECT id FROM {t} WHERE ({table.name} COLLATE "C") >= {p(f"lo{s}")} '
-            f'AND ({table.name} COLLATE "C") < {p(f"hi{s}")} '
-            f'ORDER BY ({table.name} COLLATE "C") LIMIT {p("cap")})'
-        )
-        arms.append(
-            f"(SELECT id FROM {t} WHERE {nv} @@ {p(f'names{s}', '::tsquery')} "
-            f"LIMIT {NAME_CANDIDATES})"
-        )
-        ctes.append(f"n{s} AS MATERIALIZED ({' UNION '.join(arms)})")
-    found_names = " + ".join(f"(SELECT count(*) FROM {n})" for n in names)
-    later = []
-    for s in range(sides):
-        ctes.append(
-            f"t{s} AS MATERIALIZED (SELECT id FROM {t} WHERE ({found_names}) < {p('limit')} "
-            f"AND search_vector @@ {p(f'text{s}', '::tsquery')} "
-            f"LIMIT {p('cap')})"
-        )
-        later.append(f"t{s}")
     # Entries named exactly like one of the words ("sse websocket" lists SSE and WebSocket).
-    one_word = f"(SELECT id FROM {t} WHERE {table.name} = ANY({p('words', '::text[]')}))"
-    if table.exact_any:
-        one_word += (
-            f" UNION (SELECT id FROM {t} WHERE {table.exact_any} && {p('words', '::text[]')})"
-        )
-    ctes.append(f"ew AS ({one_word})")
+    ctes.append(f"ew AS (SELECT id FROM {t} WHERE {_exact_test(table, p('words', '::text[]'))})")
     later.append("ew")
     # A side no entry matches whole (all its words in the names or in the text)...
     unmatched = (
@@ -198,6 +168,49 @@ def _build(table: Table, sides: int) -> tuple[str, _Params]:
         WHERE {unmatched} AND w.try)"""
     )
     later.append("pw")
+
+
+def _build(
+    table: Table, sides: int, stats: bool = False, *, one_word: bool = False
+) -> tuple[str, _Params]:
+    """The statement of a one-sided (`sides` 1) or comparison (2) query; `one_word` leaves out
+    the arms a single word cannot fill (see `_statement`)."""
+    p = _Params()
+    t, nv = table.table, table.names_vector
+    ctes = [
+        # Per query word: tsqueries for names, definition and body, side, typo keys, frequency.
+        f"""w AS MATERIALIZED (
+        SELECT u.i::int AS i, u.nq, u.dq, u.bq, u.side,
+               string_to_array(NULLIF(u.keys, ''), ' ') AS keys,
+               u.freq, u.try
+        FROM unnest({p("w_n", "::tsquery[]")}, {p("w_d", "::tsquery[]")}, {p("w_b", "::tsquery[]")},
+                    {p("w_side", "::int[]")}, {p("w_keys", "::text[]")}, {p("w_freq", "::float[]")},
+                    {p("w_try", "::bool[]")})
+             WITH ORDINALITY AS u(nq, dq, bq, side, keys, freq, try, i))""",
+    ]
+    names = [f"n{s}" for s in range(sides)]
+    for s in range(sides):
+        # An exact name: the names array holds the name too, so one GIN probe finds it.
+        arms = [f"(SELECT id FROM {t} WHERE {_exact_test(table, p(f'exact{s}', '::text[]'))})"]
+        arms.append(
+            f'(SELECT id FROM {t} WHERE ({table.name} COLLATE "C") >= {p(f"lo{s}")} '
+            f'AND ({table.name} COLLATE "C") < {p(f"hi{s}")} '
+            f'ORDER BY ({table.name} COLLATE "C") LIMIT {p("cap")})'
+        )
+        names_query = p(f"names{s}", "::tsquery")
+        arms.append(f"(SELECT id FROM {t} WHERE {nv} @@ {names_query} LIMIT {NAME_CANDIDATES})")
+        ctes.append(f"n{s} AS MATERIALIZED ({' UNION '.join(arms)})")
+    found_names = " + ".join(f"(SELECT count(*) FROM {n})" for n in names)
+    later = []
+    for s in range(sides):
+        ctes.append(
+            f"t{s} AS MATERIALIZED (SELECT id FROM {t} WHERE ({found_names}) < {p('limit')} "
+            f"AND search_vector @@ {p(f'text{s}', '::tsquery')} "
+            f"LIMIT {p('cap')})"
+        )
+        later.append(f"t{s}")
+    if not one_word:
+        _several_words(table, p, sides, ctes, later)
     none_named = " AND ".join(f"NOT EXISTS (SELECT 1 FROM {n})" for n in names)
     if table.typos:
         ctes.append(
@@ -239,9 +252,19 @@ def _build(table: Table, sides: int) -> tuple[str, _Params]:
             f"{name_tier} AS pre{s}, similarity(g.{table.name}, {p(f'key{s}')}) AS close{s}"
         )
     unnamed = " AND ".join(f"x.pre{s} = 0" for s in range(sides))
+    # The tsvectors are read here only: materialized rows without them are a fraction as wide.
+    keep = ", ".join(
+        f"x.{col}"
+        for col in (
+            "id",
+            *table.output,
+            *(c.split()[0] for c in table.sort if c.split()[0] != "id"),
+        )
+    )
+    keep += "".join(f", x.pre{s}, x.close{s}" for s in range(sides))
     ctes.append(
         f"""f AS MATERIALIZED (
-        SELECT x.*, CASE WHEN {unnamed} THEN ARRAY(
+        SELECT {keep}, CASE WHEN {unnamed} THEN ARRAY(
                    SELECT CASE WHEN x.nv @@ w.nq THEN {ranking.NAMES}
                                WHEN x.sv @@ w.dq THEN {ranking.DEFINITION}
                                WHEN x.sv @@ w.bq THEN {ranking.BODY}
@@ -286,9 +309,9 @@ def _build(table: Table, sides: int) -> tuple[str, _Params]:
             f"WITH {', '.join(ctes)} (SELECT r.id, {out}, r.tier0, r.score0, r.close0, r.lv "
             f"FROM r WHERE r.tier0 > 0 "
             f"ORDER BY r.tier0 DESC, r.score0 DESC, r.close0 DESC, {table.order('r')} "
-            f"LIMIT {p('limit')}) UNION ALL ({_Statistics.sql(table, p)})"
+            f"LIMIT {p('limit')})"
         )
-        return sql, p
+        return _Statistics.appended(sql, table, p, stats), p
     # A comparison: the best entry of each side first, then everything by its better side.
     ranks = ", ".join(
         f"row_number() OVER (ORDER BY r.tier{s} DESC, r.score{s} DESC, r.close{s} DESC, "
@@ -302,10 +325,9 @@ def _build(table: Table, sides: int) -> tuple[str, _Params]:
         f"WITH {', '.join(ctes)} (SELECT k.id, {out.replace('r.', 'k.')}, {best('tier')}, "
         f"{best('score')}, {best('close')}, k.lv FROM k WHERE {best('tier')} > 0 "
         f"ORDER BY ({first}) DESC, {best('tier')} DESC, {best('score')} DESC, "
-        f"{best('close')} DESC, {table.order('k')} LIMIT {p('limit')}) "
-        f"UNION ALL ({_Statistics.sql(table, p)})"
+        f"{best('close')} DESC, {table.order('k')} LIMIT {p('limit')})"
     )
-    return sql, p
+    return _Statistics.appended(sql, table, p, stats), p
 
 
 def _build_short(table: Table) -> tuple[str, _Params]:
@@ -340,13 +362,20 @@ def _build_short(table: Table) -> tuple[str, _Params]:
     return sql, p
 
 
-def _statement(table: Table, shape) -> tuple[str, _Params]:
-    """The statement of a shape, built on first use (the text depends only on the shape)."""
-    key = (table.table, shape)
+def _statement(table: Table, shape, stats: bool = False) -> tuple[str, _Params]:
+    """The statement of a shape, built on first use (the text depends only on the shape and on
+    whether the planner statistics ride along: a second text, so that the other calls' plan
+    carries no read of `pg_stats` at all). Shapes: "short", "word" (one subject word: the
+    partial-match arm finds nothing the name and text arms did not, and there is no single
+    word of several to name exactly, so neither is in its plan), 1 (one side), 2 (two)."""
+    key = (table.table, shape, stats)
     if key not in _compiled:
         builders = {"short": _build_short, "similar": _build_similar}
         builder = builders.get(shape)
-        sql, p = builder(table) if builder else _build(table, shape)
+        if builder:
+            sql, p = builder(table)
+        else:
+            sql, p = _build(table, 1 if shape == "word" else shape, stats, one_word=shape == "word")
         _compiled[key] = (p.finish(sql), p)
     return _compiled[key]
 
@@ -369,16 +398,21 @@ class _Statistics:
         return when is None or time.monotonic() - when > STATISTICS_MAX_AGE
 
     @staticmethod
+    def appended(sql: str, table: Table, p: _Params, stats: bool) -> str:
+        """`sql`, with `stats` followed by the statistics row (see `sql`)."""
+        return f"{sql} UNION ALL ({_Statistics.sql(table, p)})" if stats else sql
+
+    @staticmethod
     def sql(table: Table, p: _Params) -> str:
-        """A row appended to the search's own result when asked (`stats`): the lexemes and
-        their frequencies space-separated in the text columns, the row count after them."""
+        """A row appended to the search's own result when stale: the lexemes and their
+        frequencies space-separated in the text columns, the row count after them."""
         t = table.table
         return (
             "SELECT NULL::bigint, array_to_string(s.most_common_elems::text::text[], ' '), "
             "array_to_string(s.most_common_elem_freqs, ' '), c.reltuples::text, 0, 0::float, "
             "0::float, NULL::int[] FROM pg_class c LEFT JOIN pg_stats s ON s.schemaname = "
             f"current_schema() AND s.tablename = '{t}' AND s.attname = 'search_vector' "
-            f"WHERE {p('stats')} AND c.oid = '{t}'::regclass"
+            f"WHERE c.oid = '{t}'::regclass"
         )
 
     def put(self, table: Table, row) -> None:
@@ -455,8 +489,7 @@ def _values(table: Table, q: Query, limit: int, now) -> dict:
     values["w_freq"] = [frequencies.get(alternatives[0], 0.0) for alternatives in q.alternatives]
     values["w_try"] = _partial_words(values["w_freq"], values["w_side"], values["rows"])
     values["cap"] = max(limit, 10) + 10
-    values["stats"] = STATISTICS.stale(table)
-    values["words"] = [fold(w) for w in q.words] if len(q.words) > 1 else []
+    values["words"] = [_fold_word(w) for w in q.words] if len(q.words) > 1 else []
     values["typo"] = max(q.typo_keys, key=len, default=[])
     values["use_trgm"] = q.fuzzy and len(q.key) <= TRIGRAM_MAX_CHARS
     values["trgm"] = q.key
@@ -465,8 +498,9 @@ def _values(table: Table, q: Query, limit: int, now) -> dict:
 
 def rows(table: Table, q: Query, limit: int, now) -> list[tuple]:
     """(id, slug, title, summary, tier, score, closeness, levels) best first."""
-    shape = "short" if q.short else (2 if q.comparison else 1)
-    sql, p = _statement(table, shape)
+    shape = "short" if q.short else (2 if q.comparison else ("word" if len(q.words) == 1 else 1))
+    stats = shape != "short" and STATISTICS.stale(table)
+    sql, p = _statement(table, shape, stats)  # first: it compiles the visibility values
     values = _values(table, q, limit, now)
     if shape == "short":
         text = q.short_text
@@ -475,7 +509,7 @@ def rows(table: Table, q: Query, limit: int, now) -> list[tuple]:
     with connection.cursor() as cursor:
         cursor.execute(sql, p.fill(values))
         found = cursor.fetchall()
-    if values["stats"] and "stats" in p.order:
+    if stats:
         STATISTICS.put(table, next((r for r in found if r[0] is None), None))
     return [r for r in found if r[0] is not None]
 

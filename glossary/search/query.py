@@ -131,6 +131,28 @@ def is_stop_word(folded: str) -> bool:
     return False
 
 
+# Per word, once per process: a glossary's vocabulary is finite, so a query never seen before
+# is mostly made of words seen before (and one query folds each word in several places).
+@lru_cache(maxsize=65_536)
+def _fold_word(word: str) -> str:
+    return fold(word)
+
+
+@lru_cache(maxsize=65_536)
+def _analysed(word: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """A subject word's stems (`query_stems`) and one-deletion typo keys."""
+    return tuple(query_stems(word)), tuple(deletion_keys(_fold_word(word)))
+
+
+@lru_cache(maxsize=65_536)
+def _tsquery(stems: tuple[str, ...], weights: str, prefix: bool, shortest: int) -> str:
+    lexemes = []
+    for s in stems:
+        label = ("*" if prefix and len(s) >= shortest else "") + weights
+        lexemes.append(f"'{s}':{label}" if label else f"'{s}'")
+    return "(" + " | ".join(lexemes) + ")"
+
+
 def _like_escape(text: str) -> str:
     return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
 
@@ -140,7 +162,7 @@ class Segment:
 
     def __init__(self, words_: list[str]):
         self.words = words_
-        self.key = " ".join(fold(w) for w in words_)
+        self.key = " ".join(_fold_word(w) for w in words_)
 
     @cached_property
     def prefix_like(self) -> str:
@@ -160,19 +182,20 @@ class Query:
         text = text if isinstance(text, str) else ""
         self.folded = normalize_query(text)
         raw = words(text[: MAX_QUERY_LENGTH * 2])
-        self.full_key = " ".join(fold(w) for w in raw[: MAX_QUERY_WORDS * 2])
+        self.full_key = " ".join(_fold_word(w) for w in raw[: MAX_QUERY_WORDS * 2])
         self.segments = self._segments(raw)
         self.words = [w for s in self.segments for w in s.words][:MAX_QUERY_WORDS]
-        self.key = " ".join(fold(w) for w in self.words)
-        self.alternatives = [query_stems(w) for w in self.words]
+        self.key = " ".join(_fold_word(w) for w in self.words)
+        analysed = [_analysed(w) for w in self.words]
+        self.alternatives = [list(stems) for stems, _keys in analysed]
         self.short = len(self.folded) <= SHORT_QUERY or (len(self.key) <= SHORT_QUERY)
-        self.typo_keys = [deletion_keys(fold(w)) for w in self.words]
+        self.typo_keys = [list(keys) for _stems, keys in analysed]
         self.fuzzy = any(self.typo_keys)
         self.comparison = len(self.segments) > 1
 
     @staticmethod
     def _segments(raw: list[str]) -> list[Segment]:
-        folded = [fold(w) for w in raw]
+        folded = [_fold_word(w) for w in raw]
         cue = any(f in COMPARISON_CUES for f in folded)
         content = [not is_stop_word(f) for f in folded]
         if not any(content):
@@ -222,12 +245,8 @@ class Query:
     def word_tsquery(self, index: int, weights: str = "", *, prefix: bool = False) -> str:
         """`to_tsquery('simple', …)` text for one word: any of its stems ('agent':* | …).
         Prefix matching suits names; in long text it would expand to too many lexemes."""
-        lexemes = []
-        shortest = self.prefix_min(index)
-        for s in self.alternatives[index]:
-            label = ("*" if prefix and len(s) >= shortest else "") + weights
-            lexemes.append(f"'{s}':{label}" if label else f"'{s}'")
-        return "(" + " | ".join(lexemes) + ")"
+        stems = tuple(self.alternatives[index])
+        return _tsquery(stems, weights, prefix, self.prefix_min(index))
 
     def segment_tsquery(self, segment: int, weights: str = "", *, prefix: bool = False) -> str:
         indexes = [i for i in range(len(self.words)) if self.word_segment(i) == segment]
