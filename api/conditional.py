@@ -52,8 +52,10 @@ def first_seen(state) -> float:
 
 
 class Validators:
-    def __init__(self, request, *, user_key: str):
-        self.state = selectors.content_state()
+    def __init__(self, request, *, user_key: str, now=None):
+        # `now`: the view's clock, the one its `published()` reads use, so that one state
+        # stands for one visible set (api/queries.py caches list totals by it).
+        self.state = selectors.content_state(now=now)
         self.etag = self.last_modified = None
         if self.state is None:  # no version row (a flushed test database): nothing to key on
             return

@@ -9,6 +9,15 @@ shape substitute their values. `Prepared` falls back to plain ORM evaluation whe
 placeholder cannot be found among the compiled parameters, so a shape it cannot compile is
 slower, never wrong. Only the readers' path is compiled (`published()`, no drafts): editors'
 lists are built each time.
+
+A list that is walked page by page (no `include`/`slug`/`search` narrowing it) is read as a
+deferred join: the OFFSET runs over a narrow select of ids (`sort_key`, `id` and the
+visibility columns, which the sort index covers), the wide rows are read for that page's ids
+only. Before, PostgreSQL sorted or walked every published wide row up to the OFFSET (43 ms
+of PostgreSQL per later page at 10,000 terms, docs/benchmarks.md). The total
+(`X-WP-Total`) is the same for every page of a list: it is counted once per content state
+(`selectors.content_state()`, which changes with every write and every scheduled
+publication) and shape, then reused by the other pages.
 """
 
 import threading
@@ -26,9 +35,12 @@ _BASE_INT = -8_000_000
 _BASE_TIME = datetime(2001, 2, 3, 4, 5, 6, tzinfo=UTC)
 _COMPILED: dict = {}
 _LOCK = threading.Lock()
+_COUNTS: dict = {}
 MAX_SHAPES = 2000
 PAGE_PARAMS = frozenset({"page", "offset"})
 OFFSET_MARK = 987_654_321  # the OFFSET a shape is compiled with, then made a parameter
+# Parameters that narrow a list to a few known rows: no deferred join for those.
+NARROW = frozenset({"include", "slug", "search"})
 
 
 def _placeholders(params: dict) -> tuple[tuple, dict, dict]:
@@ -83,7 +95,22 @@ class CompiledList:
         return self.view.filter_queryset(self.view.get_queryset())
 
     def count(self) -> int:
-        return self.queryset().count()
+        """The list's total, counted once per content state and request shape (the page
+        itself is not part of the key: every page of a list has the same total)."""
+        view = self.view
+        state = getattr(view, "content_state", None)
+        if state is None:
+            return self.queryset().count()
+        key = (type(view), state, *sorted((k, _hashable(v)) for k, v in view.params.items()
+                                          if k not in PAGE_PARAMS))  # fmt: skip
+        total = _COUNTS.get(key)
+        if total is None:
+            total = self.queryset().count()
+            with _LOCK:
+                if len(_COUNTS) >= MAX_SHAPES:
+                    _COUNTS.clear()
+                _COUNTS[key] = total
+        return total
 
     def __getitem__(self, bounds: slice) -> list:
         view = self.view
@@ -111,10 +138,19 @@ class CompiledList:
         readers' visibility), never on the request that first asked for it."""
         template = dict(params)
 
+        deferred = size > 1 and not any(params.get(name) for name in NARROW)
+
         def build(*, now, offset, **values):
             bare = view_class()
             bare.request, bare.now, bare.action = None, now, "list"
             bare.params = _rebuild(template, values)
-            return bare.filter_queryset(bare.get_queryset())[offset : offset + size]
+            queryset = bare.filter_queryset(bare.get_queryset())
+            if deferred:  # the page's ids from a narrow select, then their rows
+                return queryset.filter(pk__in=queryset.values("pk")[offset : offset + size])
+            return queryset[offset : offset + size]
 
         return build
+
+
+def _hashable(value):
+    return tuple(value) if isinstance(value, list) else value

@@ -202,8 +202,11 @@ class ContentViewSet(RestMixin, viewsets.GenericViewSet):
         return pk
 
     def conditional(self):
-        validators = Validators(self.request, user_key=self.user_key())
+        validators = Validators(self.request, user_key=self.user_key(), now=self.now)
+        self.content_state = validators.state  # what the list's total is cached by
         return validators, validators.not_modified(self.request)
+
+    content_state = None
 
     def list(self, request, *args, **kwargs):
         validators, not_modified = self.conditional()

@@ -550,3 +550,21 @@ def test_every_page_of_a_list_shares_one_compiled_statement(client, db):
     assert pages == [slugs[0:2], slugs[2:4], slugs[4:6], slugs[6:8]]
     assert [t["slug"] for t in get(client, "/terms", per_page=2, offset=3).json()] == slugs[3:5]
     assert len(queries._COMPILED) == before + 1
+
+
+def test_later_pages_reuse_the_total_until_the_content_changes(
+    client, db, django_assert_num_queries
+):
+    """Every page of a list has the same X-WP-Total: it is counted once per content state,
+    so a later page runs no COUNT (content state, rows, links); any write changes the state
+    and the next page counts again, so a total is never stale."""
+    for name in ("Agent", "Bufor", "Cache", "Dane", "Encja"):
+        make_term(name)
+    assert get(client, "/terms", per_page=2, page=1)["X-WP-Total"] == "5"
+    with django_assert_num_queries(3):
+        assert get(client, "/terms", per_page=2, page=2)["X-WP-Total"] == "5"
+    make_term("Format")
+    with django_assert_num_queries(4):
+        third = get(client, "/terms", per_page=2, page=3)
+    assert third["X-WP-Total"] == "6" and third["X-WP-TotalPages"] == "3"
+    assert [t["title"]["rendered"] for t in third.json()] == ["Encja", "Format"]
