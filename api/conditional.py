@@ -38,6 +38,9 @@ _CODE = hashlib.blake2b(
     b"".join(p.read_bytes() for p in sorted(Path(__file__).parent.glob("*.py"))), digest_size=8
 ).hexdigest()
 _FIRST_SEEN: dict = {}
+# The request headers `get_conditional_response` reads (RFC 9110 §13.1).
+_PRECONDITIONS = ("HTTP_IF_NONE_MATCH", "HTTP_IF_MODIFIED_SINCE", "HTTP_IF_MATCH",
+                  "HTTP_IF_UNMODIFIED_SINCE")  # fmt: skip
 _LOCK = threading.Lock()
 
 
@@ -68,8 +71,9 @@ class Validators:
     def not_modified(self, request, *, entry: bool = False):
         """A 304 (or 412) response when the request's validators match, else None. `entry`:
         an entry's own route, whose tags carry the entry's token after the state hash."""
-        if self.etag is None:
-            return None
+        meta = request.META
+        if self.etag is None or not any(name in meta for name in _PRECONDITIONS):
+            return None  # nothing to compare (most reads): no response object built
         if entry:
             prefix = self.etag[:-1] + "."
             held = parse_etags(request.META.get("HTTP_IF_NONE_MATCH", ""))

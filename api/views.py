@@ -13,6 +13,7 @@ the admin's rules. Conditional GETs are answered from the content version (api/c
 from __future__ import annotations
 
 from django.conf import settings
+from django.contrib.auth.models import AnonymousUser
 from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
@@ -25,7 +26,7 @@ from drf_spectacular.utils import (
     extend_schema_view,
 )
 from rest_framework import viewsets
-from rest_framework.permissions import AllowAny
+from rest_framework.permissions import SAFE_METHODS, AllowAny
 from rest_framework.response import Response
 from rest_framework.views import APIView
 from reversion.models import Version
@@ -157,6 +158,25 @@ class RestMixin:
             )
 
     now = None
+
+    def perform_authentication(self, request):
+        """A request with no credentials (no Authorization header, no session cookie) is
+        anonymous: DRF's authenticators would each look for them and find nothing, at a
+        cost on every public read."""
+        django_request = request._request
+        if (
+            "HTTP_AUTHORIZATION" not in django_request.META
+            and settings.SESSION_COOKIE_NAME not in django_request.COOKIES
+        ):
+            request.user, request.auth = AnonymousUser(), None
+            return
+        super().perform_authentication(request)
+
+    def get_throttles(self):
+        # The only throttle counts writes (api/throttling.py); a read has nothing to check.
+        if self.request.method in SAFE_METHODS:
+            return []
+        return super().get_throttles()
 
     def visible(self, model):
         """Every read starts here: `published()` for whoever may not see drafts (and for the
