@@ -55,14 +55,16 @@ def first_seen(state) -> float:
 
 
 class Validators:
-    def __init__(self, request, *, user_key: str, now=None):
+    def __init__(self, request, *, user_key: str, now=None, extra=None):
         # `now`: the view's clock, the one its `published()` reads use, so that one state
         # stands for one visible set (api/queries.py caches list totals by it).
         self.state = selectors.content_state(now=now)
         self.etag = self.last_modified = None
         if self.state is None:  # no version row (a flushed test database): nothing to key on
             return
-        key = repr((_CODE, self.state, request.get_full_path(), user_key)).encode()
+        # `extra`: what else the answer depends on that the content state does not follow
+        # (an entry's revisions, api/views.py).
+        key = repr((_CODE, self.state, request.get_full_path(), user_key, extra)).encode()
         self.etag = f'"{hashlib.blake2b(key, digest_size=16).hexdigest()}"'
         seen = first_seen(self.state)
         if int(seen) < int(time.time()):

@@ -130,13 +130,18 @@ class CompiledList:
                 if len(_COMPILED) >= MAX_SHAPES:
                     _COMPILED.clear()
                 _COMPILED[key] = prepared
-        return prepared(offset=start, **real)
+        rows = prepared(offset=start, **real)
+        if rows and isinstance(rows[0], dict):
+            meta = view.model._meta
+            return [Row(meta, values) for values in rows]
+        return rows
 
     @staticmethod
     def _builder(view_class, params: dict, size: int):
         """Builds the shape's QuerySet on a bare view of the same class (no request: the
         readers' visibility), never on the request that first asked for it."""
         template = dict(params)
+        row_fields = getattr(view_class, "ROW_FIELDS", ())
 
         deferred = size > 1 and not any(params.get(name) for name in NARROW)
 
@@ -145,11 +150,70 @@ class CompiledList:
             bare.request, bare.now, bare.action = None, now, "list"
             bare.params = _rebuild(template, values)
             queryset = bare.filter_queryset(bare.get_queryset())
+            page = queryset
             if deferred:  # the page's ids from a narrow select, then their rows
-                return queryset.filter(pk__in=queryset.values("pk")[offset : offset + size])
-            return queryset[offset : offset + size]
+                page = queryset.filter(pk__in=queryset.values("pk")[offset : offset + size])
+            if row_fields:  # plain rows: what the serializer reads, no model instances
+                page = page.values(*row_fields)
+            return page if deferred else page[offset : offset + size]
 
         return build
+
+
+# What a search list may hold besides the search for the engine's ranking to be the list.
+RANKED_ONLY = frozenset({"search", "_ranked", "orderby", "order", "page", "per_page", "offset",
+                         "context", "_embed", "_fields", "status"})  # fmt: skip
+
+
+class RankedList:
+    """A search ordered by relevance with nothing else narrowing it: the engine's ranked ids
+    (published, best first, at most `search.MAX_LIMIT`) are the list itself. The total is
+    their number, a page is their slice read by id (the compiled `include` statement of the
+    page's size), put back in the engine's order. Before, the ids became a `CASE` of up to
+    100 branches in the list's SQL and in a COUNT the ORM built on every request (~4.5×
+    MCP get_term, docs/benchmarks.md)."""
+
+    def __init__(self, view, ranked: list[int]):
+        self.view, self.ranked = view, ranked
+
+    @staticmethod
+    def applies(params: dict) -> bool:
+        return params.get("orderby") == "relevance" and set(params) <= RANKED_ONLY
+
+    def count(self) -> int:
+        return len(self.ranked)
+
+    def __getitem__(self, bounds: slice) -> list:
+        ids = self.ranked[bounds]
+        if not ids:
+            return []
+        view, listing = self.view, self.view.params
+        view.params = {
+            "context": listing.get("context", "view"),
+            "include": ids,
+            "orderby": "id",
+            "order": "asc",
+            "page": 1,
+            "per_page": len(ids),
+        }
+        try:
+            rows = CompiledList(view)[0 : len(ids)]
+        finally:
+            view.params = listing
+        position = {pk: i for i, pk in enumerate(ids)}
+        return sorted(rows, key=lambda row: position[row.pk])
+
+
+class Row:
+    """A readers' row read as plain values (`ROW_FIELDS` of the view), with the attributes
+    the read serializers and the ETag of an entry use (`pk`, `_meta`, the field names).
+    Why: instantiating the model (its __init__ and the post_init receivers) was a third of
+    a page's rows cost, for objects that are only read once into JSON."""
+
+    def __init__(self, meta, values: dict) -> None:
+        self.__dict__.update(values)
+        self.pk = values["id"]
+        self._meta = meta
 
 
 def _hashable(value):

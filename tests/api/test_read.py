@@ -416,7 +416,9 @@ def many(glossary):
         ("/terms", {"per_page": 20, "_embed": ""}, 4),
         ("/terms", {"per_page": 100}, 3),  # the whole list in one page: no COUNT
         ("/terms", {"slug": "sse"}, 3),
-        ("/terms", {"search": "pojęcie", "per_page": 5}, 5),  # + the engine's statement
+        # the engine's statement instead of the COUNT: its ranked ids are the list
+        ("/terms", {"search": "pojęcie", "per_page": 5}, 4),
+        ("/terms", {"search": "pojęcie", "per_page": 5, "exclude": "999"}, 5),  # + COUNT
         ("/terms", {"categories": "{transport}", "related": "{sse}", "per_page": 5}, 4),
         ("/articles", {"per_page": 5}, 4),
         ("/articles", {"per_page": 10, "_embed": ""}, 4),
@@ -568,3 +570,17 @@ def test_later_pages_reuse_the_total_until_the_content_changes(
         third = get(client, "/terms", per_page=2, page=3)
     assert third["X-WP-Total"] == "6" and third["X-WP-TotalPages"] == "3"
     assert [t["title"]["rendered"] for t in third.json()] == ["Encja", "Format"]
+
+
+def test_a_search_by_relevance_reads_pages_of_the_engines_ranking(client, glossary, many):
+    """`?search=` ordered by relevance with nothing else narrowing it reads the engine's
+    ranked ids page by page: the same pages, order and totals as the general list SQL (which
+    an `exclude` of an id nobody has forces)."""
+    for page in (1, 2, 3, 5):
+        fast = get(client, "/terms", search="pojęcie", per_page=5, page=page)
+        general = get(client, "/terms", search="pojęcie", per_page=5, page=page, exclude=999_999)
+        assert fast.status_code == general.status_code == 200
+        assert [t["id"] for t in fast.json()] == [t["id"] for t in general.json()]
+        assert fast.json() == general.json()
+        assert fast["X-WP-Total"] == general["X-WP-Total"] == "25"  # 25 "Pojęcie NN" terms
+        assert fast["X-WP-TotalPages"] == general["X-WP-TotalPages"]
