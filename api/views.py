@@ -342,8 +342,8 @@ class EntryViewSet(ContentViewSet):
     def rank_search(self) -> None:
         text = self.params.get("search")
         if text and self.published_only:
-            engine = search.term_search if self.model is Term else search.article_search
-            self.params["_ranked"] = [hit.id for hit in engine(query=text, limit=search.MAX_LIMIT)]
+            kind = "term" if self.model is Term else "article"
+            self.params["_ranked"] = search.ranked_ids(kind=kind, query=text)
 
     def filter_queryset(self, queryset):
         queryset = super().filter_queryset(queryset)
