@@ -207,8 +207,8 @@ class RankedList:
 class Row:
     """A readers' row read as plain values (`ROW_FIELDS` of the view), with the attributes
     the read serializers and the ETag of an entry use (`pk`, `_meta`, the field names).
-    Why: instantiating the model (its __init__ and the post_init receivers) was a third of
-    a page's rows cost, for objects that are only read once into JSON."""
+    Why: instantiating the model (its __init__ and the post_init receivers) was a fifth of
+    a page's CPU (cProfile), for objects that are only read once into JSON."""
 
     def __init__(self, meta, values: dict) -> None:
         self.__dict__.update(values)
