@@ -38,6 +38,9 @@ _CODE = hashlib.blake2b(
     b"".join(p.read_bytes() for p in sorted(Path(__file__).parent.glob("*.py"))), digest_size=8
 ).hexdigest()
 _FIRST_SEEN: dict = {}
+# The request headers `get_conditional_response` reads (RFC 9110 §13.1).
+_PRECONDITIONS = ("HTTP_IF_NONE_MATCH", "HTTP_IF_MODIFIED_SINCE", "HTTP_IF_MATCH",
+                  "HTTP_IF_UNMODIFIED_SINCE")  # fmt: skip
 _LOCK = threading.Lock()
 
 
@@ -52,12 +55,16 @@ def first_seen(state) -> float:
 
 
 class Validators:
-    def __init__(self, request, *, user_key: str):
-        self.state = selectors.content_state()
+    def __init__(self, request, *, user_key: str, now=None, extra=None):
+        # `now`: the view's clock, the one its `published()` reads use, so that one state
+        # stands for one visible set (api/queries.py caches list totals by it).
+        self.state = selectors.content_state(now=now)
         self.etag = self.last_modified = None
         if self.state is None:  # no version row (a flushed test database): nothing to key on
             return
-        key = repr((_CODE, self.state, request.get_full_path(), user_key)).encode()
+        # `extra`: what else the answer depends on that the content state does not follow
+        # (an entry's revisions, api/views.py).
+        key = repr((_CODE, self.state, request.get_full_path(), user_key, extra)).encode()
         self.etag = f'"{hashlib.blake2b(key, digest_size=16).hexdigest()}"'
         seen = first_seen(self.state)
         if int(seen) < int(time.time()):
@@ -66,8 +73,9 @@ class Validators:
     def not_modified(self, request, *, entry: bool = False):
         """A 304 (or 412) response when the request's validators match, else None. `entry`:
         an entry's own route, whose tags carry the entry's token after the state hash."""
-        if self.etag is None:
-            return None
+        meta = request.META
+        if self.etag is None or not any(name in meta for name in _PRECONDITIONS):
+            return None  # nothing to compare (most reads): no response object built
         if entry:
             prefix = self.etag[:-1] + "."
             held = parse_etags(request.META.get("HTTP_IF_NONE_MATCH", ""))

@@ -55,10 +55,18 @@ class WordPressPagination(BasePagination):
         return headers
 
     def _url(self, page: int) -> str:
-        query = self.request.query_params.copy()
-        query.pop("offset", None)
-        query["page"] = str(page)
-        return f"{site_url()}{self.request.path}?{query.urlencode()}"
+        # The request's query with its page replaced (and no offset): encoded once per
+        # response, only the page number differs between the prev and next links.
+        prefix = getattr(self, "_prefix", None)
+        if prefix is None:
+            query = self.request.query_params.copy()
+            query.pop("offset", None)
+            query.pop("page", None)
+            encoded = query.urlencode()
+            prefix = self._prefix = (
+                f"{site_url()}{self.request.path}?{encoded}{'&' if encoded else ''}"
+            )
+        return f"{prefix}page={page}"
 
     def get_paginated_response_schema(self, schema):
         return schema

@@ -9,6 +9,15 @@ shape substitute their values. `Prepared` falls back to plain ORM evaluation whe
 placeholder cannot be found among the compiled parameters, so a shape it cannot compile is
 slower, never wrong. Only the readers' path is compiled (`published()`, no drafts): editors'
 lists are built each time.
+
+A list that is walked page by page (no `include`/`slug`/`search` narrowing it) is read as a
+deferred join: the OFFSET runs over a narrow select of ids (`sort_key`, `id` and the
+visibility columns, which the sort index covers), the wide rows are read for that page's ids
+only. Before, PostgreSQL sorted or walked every published wide row up to the OFFSET (43 ms
+of PostgreSQL per later page at 10,000 terms, docs/benchmarks.md). The total
+(`X-WP-Total`) is the same for every page of a list: it is counted once per content state
+(`selectors.content_state()`, which changes with every write and every scheduled
+publication) and shape, then reused by the other pages.
 """
 
 import threading
@@ -26,9 +35,12 @@ _BASE_INT = -8_000_000
 _BASE_TIME = datetime(2001, 2, 3, 4, 5, 6, tzinfo=UTC)
 _COMPILED: dict = {}
 _LOCK = threading.Lock()
+_COUNTS: dict = {}
 MAX_SHAPES = 2000
 PAGE_PARAMS = frozenset({"page", "offset"})
 OFFSET_MARK = 987_654_321  # the OFFSET a shape is compiled with, then made a parameter
+# Parameters that narrow a list to a few known rows: no deferred join for those.
+NARROW = frozenset({"include", "slug", "search"})
 
 
 def _placeholders(params: dict) -> tuple[tuple, dict, dict]:
@@ -83,7 +95,22 @@ class CompiledList:
         return self.view.filter_queryset(self.view.get_queryset())
 
     def count(self) -> int:
-        return self.queryset().count()
+        """The list's total, counted once per content state and request shape (the page
+        itself is not part of the key: every page of a list has the same total)."""
+        view = self.view
+        state = getattr(view, "content_state", None)
+        if state is None:
+            return self.queryset().count()
+        key = (type(view), state, *sorted((k, _hashable(v)) for k, v in view.params.items()
+                                          if k not in PAGE_PARAMS))  # fmt: skip
+        total = _COUNTS.get(key)
+        if total is None:
+            total = self.queryset().count()
+            with _LOCK:
+                if len(_COUNTS) >= MAX_SHAPES:
+                    _COUNTS.clear()
+                _COUNTS[key] = total
+        return total
 
     def __getitem__(self, bounds: slice) -> list:
         view = self.view
@@ -103,18 +130,91 @@ class CompiledList:
                 if len(_COMPILED) >= MAX_SHAPES:
                     _COMPILED.clear()
                 _COMPILED[key] = prepared
-        return prepared(offset=start, **real)
+        rows = prepared(offset=start, **real)
+        if rows and isinstance(rows[0], dict):
+            meta = view.model._meta
+            return [Row(meta, values) for values in rows]
+        return rows
 
     @staticmethod
     def _builder(view_class, params: dict, size: int):
         """Builds the shape's QuerySet on a bare view of the same class (no request: the
         readers' visibility), never on the request that first asked for it."""
         template = dict(params)
+        row_fields = getattr(view_class, "ROW_FIELDS", ())
+
+        deferred = size > 1 and not any(params.get(name) for name in NARROW)
 
         def build(*, now, offset, **values):
             bare = view_class()
             bare.request, bare.now, bare.action = None, now, "list"
             bare.params = _rebuild(template, values)
-            return bare.filter_queryset(bare.get_queryset())[offset : offset + size]
+            queryset = bare.filter_queryset(bare.get_queryset())
+            page = queryset
+            if deferred:  # the page's ids from a narrow select, then their rows
+                page = queryset.filter(pk__in=queryset.values("pk")[offset : offset + size])
+            if row_fields:  # plain rows: what the serializer reads, no model instances
+                page = page.values(*row_fields)
+            return page if deferred else page[offset : offset + size]
 
         return build
+
+
+# What a search list may hold besides the search for the engine's ranking to be the list.
+RANKED_ONLY = frozenset({"search", "_ranked", "orderby", "order", "page", "per_page", "offset",
+                         "context", "_embed", "_fields", "status"})  # fmt: skip
+
+
+class RankedList:
+    """A search ordered by relevance with nothing else narrowing it: the engine's ranked ids
+    (published, best first, at most `search.MAX_LIMIT`) are the list itself. The total is
+    their number, a page is their slice read by id (the compiled `include` statement of the
+    page's size), put back in the engine's order. Before, the ids became a `CASE` of up to
+    100 branches in the list's SQL and in a COUNT the ORM built on every request (~4.5×
+    MCP get_term, docs/benchmarks.md)."""
+
+    def __init__(self, view, ranked: list[int]):
+        self.view, self.ranked = view, ranked
+
+    @staticmethod
+    def applies(params: dict) -> bool:
+        return params.get("orderby") == "relevance" and set(params) <= RANKED_ONLY
+
+    def count(self) -> int:
+        return len(self.ranked)
+
+    def __getitem__(self, bounds: slice) -> list:
+        ids = self.ranked[bounds]
+        if not ids:
+            return []
+        view, listing = self.view, self.view.params
+        view.params = {
+            "context": listing.get("context", "view"),
+            "include": ids,
+            "orderby": "id",
+            "order": "asc",
+            "page": 1,
+            "per_page": len(ids),
+        }
+        try:
+            rows = CompiledList(view)[0 : len(ids)]
+        finally:
+            view.params = listing
+        position = {pk: i for i, pk in enumerate(ids)}
+        return sorted(rows, key=lambda row: position[row.pk])
+
+
+class Row:
+    """A readers' row read as plain values (`ROW_FIELDS` of the view), with the attributes
+    the read serializers and the ETag of an entry use (`pk`, `_meta`, the field names).
+    Why: instantiating the model (its __init__ and the post_init receivers) was a fifth of
+    a page's CPU (cProfile), for objects that are only read once into JSON."""
+
+    def __init__(self, meta, values: dict) -> None:
+        self.__dict__.update(values)
+        self.pk = values["id"]
+        self._meta = meta
+
+
+def _hashable(value):
+    return tuple(value) if isinstance(value, list) else value

@@ -13,8 +13,9 @@ the admin's rules. Conditional GETs are answered from the content version (api/c
 from __future__ import annotations
 
 from django.conf import settings
+from django.contrib.auth.models import AnonymousUser
 from django.db import transaction
-from django.db.models import Q
+from django.db.models import Count, Max, Q
 from django.utils import timezone
 from django.utils.cache import patch_vary_headers
 from drf_spectacular.types import OpenApiTypes
@@ -25,7 +26,7 @@ from drf_spectacular.utils import (
     extend_schema_view,
 )
 from rest_framework import viewsets
-from rest_framework.permissions import AllowAny
+from rest_framework.permissions import SAFE_METHODS, AllowAny
 from rest_framework.response import Response
 from rest_framework.views import APIView
 from reversion.models import Version
@@ -60,7 +61,7 @@ from .params import (
     validate_query,
 )
 from .permissions import can_edit, can_see_drafts
-from .queries import CompiledList
+from .queries import CompiledList, RankedList
 from .serializers import (
     ArticleSerializer,
     ArticleWriteSerializer,
@@ -158,6 +159,25 @@ class RestMixin:
 
     now = None
 
+    def perform_authentication(self, request):
+        """A request with no credentials (no Authorization header, no session cookie) is
+        anonymous: DRF's authenticators would each look for them and find nothing, at a
+        cost on every public read."""
+        django_request = request._request
+        if (
+            "HTTP_AUTHORIZATION" not in django_request.META
+            and settings.SESSION_COOKIE_NAME not in django_request.COOKIES
+        ):
+            request.user, request.auth = AnonymousUser(), None
+            return
+        super().perform_authentication(request)
+
+    def get_throttles(self):
+        # The only throttle counts writes (api/throttling.py); a read has nothing to check.
+        if self.request.method in SAFE_METHODS:
+            return []
+        return super().get_throttles()
+
     def visible(self, model):
         """Every read starts here: `published()` for whoever may not see drafts (and for the
         bare views api/queries.py compiles readers' lists on, which have no request)."""
@@ -202,8 +222,11 @@ class ContentViewSet(RestMixin, viewsets.GenericViewSet):
         return pk
 
     def conditional(self):
-        validators = Validators(self.request, user_key=self.user_key())
+        validators = Validators(self.request, user_key=self.user_key(), now=self.now)
+        self.content_state = validators.state  # what the list's total is cached by
         return validators, validators.not_modified(self.request)
+
+    content_state = None
 
     def list(self, request, *args, **kwargs):
         validators, not_modified = self.conditional()
@@ -211,7 +234,11 @@ class ContentViewSet(RestMixin, viewsets.GenericViewSet):
             return not_modified
         self.rank_search()
         if self.compiled_reads():
-            rows = self.paginate_queryset(CompiledList(self))
+            ranked = self.params.get("_ranked")
+            if ranked is not None and RankedList.applies(self.params):
+                rows = self.paginate_queryset(RankedList(self, ranked))
+            else:
+                rows = self.paginate_queryset(CompiledList(self))
         else:
             rows = self.paginate_queryset(self.filter_queryset(self.get_queryset()))
         data = self.shape(self.represent(rows))
@@ -251,6 +278,7 @@ class ContentViewSet(RestMixin, viewsets.GenericViewSet):
     def serializer_context(self, **extra) -> dict:
         return {
             "now": timezone.now(),
+            "tz": timezone.get_current_timezone(),
             "context": self.params.get("context", "view"),
             "embed": self.params.get("_embed"),
             **extra,
@@ -314,8 +342,8 @@ class EntryViewSet(ContentViewSet):
     def rank_search(self) -> None:
         text = self.params.get("search")
         if text and self.published_only:
-            engine = search.term_search if self.model is Term else search.article_search
-            self.params["_ranked"] = [hit.id for hit in engine(query=text, limit=search.MAX_LIMIT)]
+            kind = "term" if self.model is Term else "article"
+            self.params["_ranked"] = search.ranked_ids(kind=kind, query=text)
 
     def filter_queryset(self, queryset):
         queryset = super().filter_queryset(queryset)
@@ -470,6 +498,10 @@ class TermViewSet(EntryViewSet):
     }  # fmt: skip
     DEFERRED = ("search_text", "search_names", "stems_names", "stems_definition", "stems_body",
                 "typo_keys", "name_folded", "sort_key", "letter")  # fmt: skip
+    # What the read serializer shows of a published term (readers' compiled reads; no
+    # created_at: a published entry always has its publication date, a database constraint).
+    ROW_FIELDS = ("id", "status", "published_at", "updated_at", "name", "slug",
+                  "short_definition", "body_html", "synonyms")  # fmt: skip
 
     def links_for(self, pks, drafts):
         return selectors.term_links(pks=pks, include_drafts=drafts)
@@ -495,6 +527,8 @@ class ArticleViewSet(EntryViewSet):
         "code:published_at_required": "date", "code:conflict": "slug",
     }  # fmt: skip
     DEFERRED = ("search_text", "title_folded", "stems_title", "stems_lead", "stems_body")
+    ROW_FIELDS = ("id", "status", "published_at", "updated_at", "title", "slug",
+                  "lead", "body_html", "author_id", "series_id", "series_order")  # fmt: skip
 
     def links_for(self, pks, drafts):
         return selectors.article_links(pks=pks, include_drafts=drafts)
@@ -513,12 +547,14 @@ def _revisions_schema(name: str):
     return extend_schema_view(
         list=extend_schema(
             summary=f"Rewizje: {name} (tylko redaktorzy)", parameters=[ID, RevisionParams, *TOTALS],
-            responses={200: RevisionSerializer(many=True), **errors(400, 401, 403, 404, 429)},
+            responses={200: RevisionSerializer(many=True), 304: NOT_MODIFIED,
+                       **errors(400, 401, 403, 404, 429)},
         ),
         retrieve=extend_schema(
             summary=f"Jedna rewizja: {name} (tylko redaktorzy)",
             parameters=[ID, REV_ID, DetailParams],
-            responses={200: RevisionSerializer, **errors(400, 401, 403, 404, 429)},
+            responses={200: RevisionSerializer, 304: NOT_MODIFIED,
+                       **errors(400, 401, 403, 404, 429)},
         ),
     )  # fmt: skip
 
@@ -527,8 +563,9 @@ class RevisionViewSet(RestMixin, viewsets.GenericViewSet):
     """WordPress's revisions of an entry (`/<type>s/<id>/revisions`, `/revisions/<rev_id>`),
     read from django-reversion, newest first. Only people who may change the entry see them
     (WordPress: `edit_post`), since a revision holds unpublished texts. Queries per request:
-    the entry, the page of versions with their revisions (and a COUNT when the page is not
-    the whole list), whatever many revisions there are."""
+    the content state and the entry's revision marker (ETag, `conditional`), the entry, the
+    page of versions with their revisions (and a COUNT when the page is not the whole list),
+    whatever many revisions there are; a 304 stops after the first two."""
 
     serializer_class = RevisionSerializer
     pagination_class = WordPressPagination
@@ -567,22 +604,41 @@ class RevisionViewSet(RestMixin, viewsets.GenericViewSet):
         return {"now": timezone.now(), "kind": self.kind,
                 "context": self.params.get("context", "view")}  # fmt: skip
 
+    def conditional(self):
+        """ETag/304 of a revisions read: the content state (every save of the entry adds a
+        revision and bumps it), plus the number and the newest id of the entry's revisions,
+        which change when revisions are deleted (no glossary table is written then)."""
+        pk = self._number("id", self.parent_not_found)
+        marker = Version.objects.get_for_object_reference(self.model, pk).aggregate(
+            count=Count("pk"), newest=Max("pk")
+        )
+        validators = Validators(
+            self.request, user_key=self.user_key(), extra=(marker["count"], marker["newest"])
+        )
+        return validators, validators.not_modified(self.request)
+
     def list(self, request, *args, **kwargs):
+        validators, not_modified = self.conditional()
+        if not_modified is not None:
+            return not_modified
         versions = self.versions()
         if self.params.get("order") == "asc":
             versions = versions.reverse()
         rows = self.paginate_queryset(versions)
         serializer = RevisionSerializer(context=self.serializer_context())
         data = self.shape([serializer.to_representation(row) for row in rows])
-        return self.get_paginated_response(data)
+        return validators.apply(self.get_paginated_response(data))
 
     def retrieve(self, request, *args, **kwargs):
+        validators, not_modified = self.conditional()
+        if not_modified is not None:
+            return not_modified
         not_found = ("rest_post_invalid_id", "Nie ma takiej rewizji tego wpisu.")
         version = self.versions().filter(pk=self._number("rev_id", not_found)).first()
         if version is None:
             raise RestError(*not_found, 404)
         serializer = RevisionSerializer(context=self.serializer_context())
-        return Response(self.shape([serializer.to_representation(version)])[0])
+        return validators.apply(Response(self.shape([serializer.to_representation(version)])[0]))
 
 
 @_revisions_schema("pojęcia")

@@ -86,10 +86,13 @@ class Prepared:
             return None
         if self.offset is not None:
             literal = f" OFFSET {self.offset}"
-            if not sql.endswith(literal) or sql.count(literal) != 1:
+            if sql.count(literal) != 1:
                 return None
-            sql = sql[: -len(literal)] + " OFFSET %s"
-            roles.append(("offset", None))
+            # At the end, or inside a subquery (a deferred join, api/queries.py): the
+            # parameter goes where its placeholder falls among the others.
+            head, tail = sql.split(literal)
+            sql = f"{head} OFFSET %s{tail}"
+            roles.insert(head.replace("%%", "").count("%s"), ("offset", None))
         return sql, roles, self._converter(queryset, compiler)
 
     @staticmethod

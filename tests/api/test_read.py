@@ -416,7 +416,9 @@ def many(glossary):
         ("/terms", {"per_page": 20, "_embed": ""}, 4),
         ("/terms", {"per_page": 100}, 3),  # the whole list in one page: no COUNT
         ("/terms", {"slug": "sse"}, 3),
-        ("/terms", {"search": "pojęcie", "per_page": 5}, 5),  # + the engine's statement
+        # the engine's statement instead of the COUNT: its ranked ids are the list
+        ("/terms", {"search": "pojęcie", "per_page": 5}, 4),
+        ("/terms", {"search": "pojęcie", "per_page": 5, "exclude": "999"}, 5),  # + COUNT
         ("/terms", {"categories": "{transport}", "related": "{sse}", "per_page": 5}, 4),
         ("/articles", {"per_page": 5}, 4),
         ("/articles", {"per_page": 10, "_embed": ""}, 4),
@@ -550,3 +552,35 @@ def test_every_page_of_a_list_shares_one_compiled_statement(client, db):
     assert pages == [slugs[0:2], slugs[2:4], slugs[4:6], slugs[6:8]]
     assert [t["slug"] for t in get(client, "/terms", per_page=2, offset=3).json()] == slugs[3:5]
     assert len(queries._COMPILED) == before + 1
+
+
+def test_later_pages_reuse_the_total_until_the_content_changes(
+    client, db, django_assert_num_queries
+):
+    """Every page of a list has the same X-WP-Total: it is counted once per content state,
+    so a later page runs no COUNT (content state, rows, links); any write changes the state
+    and the next page counts again, so a total is never stale."""
+    for name in ("Agent", "Bufor", "Cache", "Dane", "Encja"):
+        make_term(name)
+    assert get(client, "/terms", per_page=2, page=1)["X-WP-Total"] == "5"
+    with django_assert_num_queries(3):
+        assert get(client, "/terms", per_page=2, page=2)["X-WP-Total"] == "5"
+    make_term("Format")
+    with django_assert_num_queries(4):
+        third = get(client, "/terms", per_page=2, page=3)
+    assert third["X-WP-Total"] == "6" and third["X-WP-TotalPages"] == "3"
+    assert [t["title"]["rendered"] for t in third.json()] == ["Encja", "Format"]
+
+
+def test_a_search_by_relevance_reads_pages_of_the_engines_ranking(client, glossary, many):
+    """`?search=` ordered by relevance with nothing else narrowing it reads the engine's
+    ranked ids page by page: the same pages, order and totals as the general list SQL (which
+    an `exclude` of an id nobody has forces)."""
+    for page in (1, 2, 3, 5):
+        fast = get(client, "/terms", search="pojęcie", per_page=5, page=page)
+        general = get(client, "/terms", search="pojęcie", per_page=5, page=page, exclude=999_999)
+        assert fast.status_code == general.status_code == 200
+        assert [t["id"] for t in fast.json()] == [t["id"] for t in general.json()]
+        assert fast.json() == general.json()
+        assert fast["X-WP-Total"] == general["X-WP-Total"] == "25"  # 25 "Pojęcie NN" terms
+        assert fast["X-WP-TotalPages"] == general["X-WP-TotalPages"]

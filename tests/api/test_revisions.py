@@ -162,8 +162,9 @@ def test_restored_and_rest_written_revisions_appear(client, history, editor, edi
 
 def test_constant_query_counts(client, history, editor, editor_auth, django_assert_num_queries):
     """The revisions list costs the same queries for 3 revisions and for 30: the application
-    password, the editor's permissions (2), the entry, the page of versions, and the COUNT
-    when the page is not the whole list. One revision: the same without the COUNT."""
+    password, the editor's permissions (2), the content state and the revision marker (the
+    ETag), the entry, the page of versions, and the COUNT when the page is not the whole
+    list. One revision: the same without the COUNT."""
     term = history["term"]
     url = f"{API}/terms/{term.pk}/revisions"
     client.get(url, **editor_auth)  # warm the content-type cache
@@ -171,12 +172,12 @@ def test_constant_query_counts(client, history, editor, editor_auth, django_asse
         for i in range(extra):
             term.refresh_from_db()
             services.write_term(editor=editor, changes={"body": f"Wersja {i}."}, term=term)
-        with django_assert_num_queries(6):
+        with django_assert_num_queries(8):
             assert client.get(url, {"per_page": 2}, **editor_auth).status_code == 200
-        with django_assert_num_queries(5):
+        with django_assert_num_queries(7):
             assert client.get(url, {"per_page": 100}, **editor_auth).status_code == 200
     version = Version.objects.get_for_object(term).first()
-    with django_assert_num_queries(5):
+    with django_assert_num_queries(7):
         assert client.get(f"{url}/{version.pk}", **editor_auth).status_code == 200
 
 
@@ -201,3 +202,27 @@ def test_openapi_describes_the_revision_routes(client):
         assert set(listing) == {"get"} and set(one) == {"get"}
         assert {p["name"] for p in one["get"]["parameters"]} >= {"id", "rev_id", "context"}
         assert {"401", "403", "404"} <= set(one["get"]["responses"])
+
+
+def test_revisions_answer_304_to_their_etag_until_they_change(
+    client, history, editor, editor_auth, django_assert_num_queries
+):
+    """The revisions list and a revision send an ETag; the same If-None-Match is answered 304
+    after the authentication, the content state and the revision marker (no read of the
+    versions), and stops matching once the entry is saved again (a new revision) or one of
+    its revisions is deleted."""
+    term = history["term"]
+    url = f"{API}/terms/{term.pk}/revisions"
+    first = client.get(url, **editor_auth)
+    one = client.get(f"{url}/{first.json()[-1]['id']}", **editor_auth)
+    assert first["ETag"] and one["ETag"] and first["ETag"] != one["ETag"]
+    with django_assert_num_queries(5):
+        again = client.get(url, HTTP_IF_NONE_MATCH=first["ETag"], **editor_auth)
+    assert again.status_code == 304 and again.content == b""
+    assert client.get(url, HTTP_IF_NONE_MATCH=one["ETag"], **editor_auth).status_code == 200
+    Version.objects.get_for_object(term).last().delete()  # no glossary table changes
+    assert client.get(url, HTTP_IF_NONE_MATCH=first["ETag"], **editor_auth).status_code == 200
+    current = client.get(url, **editor_auth)["ETag"]
+    term.refresh_from_db()
+    services.write_term(editor=editor, changes={"body": "Cztery."}, term=term)
+    assert client.get(url, HTTP_IF_NONE_MATCH=current, **editor_auth).status_code == 200

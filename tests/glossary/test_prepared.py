@@ -283,3 +283,29 @@ def test_categories_are_compiled_once_and_match_the_queryset(django_assert_num_q
         rows = selectors.categories()
     assert rows == list(Category.objects.order_by("name").values_list("slug", "name"))
     assert selectors._CATEGORIES.compiled_for(all_connections[DEFAULT_DB_ALIAS]) is not None
+
+
+def test_an_offset_inside_a_subquery_becomes_a_parameter_in_its_place(
+    django_assert_num_queries,
+):
+    """A deferred join (`pk__in` a sliced select of ids, api/queries.py) compiles its OFFSET,
+    which sits inside the subquery among other parameters, into a parameter at that position:
+    every page is one statement, and each page holds that slice of the order."""
+    from django.db import DEFAULT_DB_ALIAS, connections
+
+    from glossary.prepared import Prepared
+
+    for name in ("Agent", "Bufor", "Cache", "Dane", "Encja", "Format"):
+        make_term(name)
+    make_draft_term("Gniazdo")
+
+    def build(*, now, offset, letter):
+        terms = Term.objects.published(now=now).exclude(letter=letter).order_by("sort_key")
+        return terms.filter(pk__in=terms.values("pk")[offset : offset + 2]).values("name")
+
+    page = Prepared(build, offset=987_654_321, letter="\x1bplaceholder\x1b")
+    names = [[row["name"] for row in page(offset=start, letter="Z")] for start in (0, 2, 4)]
+    assert names == [["Agent", "Bufor"], ["Cache", "Dane"], ["Encja", "Format"]]
+    sql, roles, _convert = page.compiled_for(connections[DEFAULT_DB_ALIAS])
+    assert sql.count("OFFSET %s") == 1 and "987654321" not in sql
+    assert [role for role, _value in roles].count("offset") == 1

@@ -481,3 +481,23 @@ def test_postgres_short_article_query_reads_the_title_index():
         cursor.execute("EXPLAIN " + ctx.captured_queries[-1]["sql"])
         plan = "\n".join(row[0] for row in cursor.fetchall())
     assert "glossary_article_title_folded_c" in plan, plan
+
+
+@pytest.mark.django_db
+def test_ranked_ids_are_the_ids_of_the_searches_in_their_order(django_assert_num_queries):
+    """`ranked_ids` gives exactly the ids, in the same order, that `term_search` and
+    `article_search` rank for a query (one query, no hits built); drafts never appear."""
+    for name in ("Strumień", "Strumień zdarzeń", "Strumieniowanie", "Serwer strumieni"):
+        make_term(name, short_definition=f"{name}: krótko.")
+    make_draft_term("Strumień szkic")
+    sse = make_term("SSE", short_definition="Strumień zdarzeń z serwera.")
+    make_article("Strumienie w praktyce", terms=[sse])
+    make_article("Strumień zdarzeń od podstaw", terms=[sse])
+    for query in ("strumień", "strum", "serwer strumieni", "xyz"):
+        terms = [hit.id for hit in search.term_search(query=query, limit=100)]
+        articles = [hit.id for hit in search.article_search(query=query, limit=100)]
+        with django_assert_num_queries(1 if query.strip() else 0):
+            assert search.ranked_ids(kind="term", query=query) == terms
+        assert search.ranked_ids(kind="article", query=query) == articles
+    assert search.ranked_ids(kind="term", query="strumień")
+    assert search.ranked_ids(kind="term", query="  ") == []
