@@ -79,14 +79,24 @@ def add_articles(count: int, seed: int) -> None:
 def capture(path) -> list[str]:
     """Add to the statements file (bench/mcp.py wrote get_term and search_term) the templates of
     `article_detail` and of `term_page` per filter shape; returns problems found."""
+    from django.utils import timezone
+
     from bench.mcp import _template, capture_statements
     from glossary.models import Article
-    from glossary.selectors import article_detail, term_page
+    from glossary.selectors import _article_by_slug, _article_links, term_page
+
+    def two_statements(slug, pk):
+        # The reference keeps the two-statement read (the row, then a UNION of its links)
+        # that article_detail ran before it became one statement (the synthetic articles
+        # have no series).
+        now = timezone.now()
+        list(_article_by_slug(slug=slug, now=now))
+        list(_article_links(pk=pk, now=now))
 
     data = json.loads(path.read_text(encoding="utf-8"))
     problems, template = [], None
     for slug, pk in Article.objects.published().order_by("id").values_list("slug", "id")[:20]:
-        statements = capture_statements(lambda s=slug: article_detail(slug=s))
+        statements = capture_statements(lambda s=slug, p=pk: two_statements(s, p))
         if len(statements) != 2:
             problems.append(f"get_article {slug!r}: {len(statements)} statements, expected 2")
             continue

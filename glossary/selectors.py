@@ -2,9 +2,9 @@
 function here, and every function starts from `published()` unless a caller explicitly asks
 staff-only drafts (`include_drafts=True`, used by "view on site" for editors).
 
-Query counts are constant by construction: a detail read is one query for the row and one
-UNION query for everything attached to it (categories, related terms, articles, series
-siblings), sorted in Python. Callers (and tests) rely on these counts.
+Query counts are constant by construction: a detail read is one query, the row with
+everything attached to it (categories, related terms, articles, series siblings) as JSON
+arrays in correlated subqueries, sorted in Python. Callers (and tests) rely on these counts.
 """
 
 from dataclasses import dataclass, field
@@ -12,7 +12,16 @@ from datetime import datetime
 
 from django.conf import settings
 from django.db import DEFAULT_DB_ALIAS, connections
-from django.db.models import CharField, F, Func, IntegerField, Value
+from django.db.models import (
+    CharField,
+    F,
+    Func,
+    IntegerField,
+    JSONField,
+    OuterRef,
+    Subquery,
+    Value,
+)
 from django.db.models.functions import Cast
 from django.db.models.lookups import GreaterThan
 from django.utils import timezone
@@ -92,58 +101,110 @@ TERM_SEARCH_COLUMNS = ("name_folded", "search_text", "search_names", "stems_name
 ARTICLE_SEARCH_COLUMNS = ("search_text", "title_folded", "stems_title", "stems_lead", "stems_body")
 
 
+class _JSONRows(Func):
+    """The rows of a `_link_values` subquery as one JSON array of `[id, slug, title, summary,
+    sort]` arrays (NULL on PostgreSQL when there are none, `[]` on SQLite). No kind: the
+    column is one kind, and an untyped parameter cannot be a JSONB_BUILD_ARRAY argument."""
+
+    function = "JSON_GROUP_ARRAY"
+    template = "%(function)s(JSON_ARRAY(%(expressions)s))"
+    output_field = JSONField()
+
+    def as_postgresql(self, compiler, connection, **extra):
+        # jsonb: Django's psycopg loader hands it to JSONField as text (json would be parsed
+        # by the driver, which JSONField's converter does not expect).
+        return self.as_sql(
+            compiler, connection, template="JSONB_AGG(JSONB_BUILD_ARRAY(%(expressions)s))"
+        )
+
+
+def _attached(values) -> Subquery:
+    """A `_link_values` QuerySet correlated to the outer row, as one JSON column."""
+    rows = _JSONRows(F("id"), F("slug"), F("_title"), F("_summary"), F("_sort"))
+    return Subquery(values.annotate(_rows=rows).values("_rows"), output_field=JSONField())
+
+
+def _with_links(queryset, parts: dict):
+    """`queryset` with one JSON column per kind of attached entry (`parts`: kind ->
+    `_link_values` QuerySet of that kind filtered on `OuterRef("pk")`)."""
+    return queryset.annotate(**{f"_links_{name}": _attached(qs) for name, qs in parts.items()})
+
+
+def _links_of(entry, names) -> dict[str, list[Link]]:
+    """The attached entries `_with_links` read into `entry`, per kind, sorted as pages show
+    them (by the `sort` column; ties keep the database's order, as the UNION did)."""
+    out = {}
+    for name in names:
+        rows = getattr(entry, f"_links_{name}") or []
+        out[name] = sorted((Link(name, *row) for row in rows), key=lambda x: x.sort)
+    return out
+
+
 def _term_by_slug(*, slug: str, now: datetime):
     # No join to the last editor: no page, tool or resource shows it (the REST API's `edit`
     # context reads `last_editor_id`, a column of the row).
     return Term.objects.published(now=now).defer(*TERM_SEARCH_COLUMNS).filter(slug=slug)[:1]
 
 
-def _term_links(*, pk: int, now: datetime):
-    parts = (
-        _link_values(
+def _term_link_parts(*, pk, now: datetime) -> dict:
+    return {
+        "category": _link_values(
             Category.objects.filter(terms=pk), "category", title="name", summary="description",
             sort="name",
         ),
-        _link_values(
+        "term": _link_values(
             Term.objects.published(now=now).filter(related=pk), "term", title="name",
             summary="short_definition", sort="sort_key",
         ),
-        _link_values(
+        "article": _link_values(
             Article.objects.published(now=now).filter(terms=pk), "article", title="title",
             summary="lead", sort="published_at",
         ),
-        _link_values(
+        "mention": _link_values(
             Term.objects.published(now=now).filter(mentioned_by_terms=pk), "mention",
             title="name", summary="short_definition", sort="sort_key",
         ),
-    )  # fmt: skip
+    }  # fmt: skip
+
+
+def _term_links(*, pk: int, now: datetime):
+    """Everything attached to term `pk` as `(kind, id, slug, title, summary, sort)` rows, in
+    one UNION: the plain QuerySet form of what `term_detail` reads (tests compare the two)."""
+    parts = list(_term_link_parts(pk=pk, now=now).values())
     return parts[0].union(*parts[1:], all=True)
 
 
-_TERM_BY_SLUG = Prepared(_term_by_slug, slug="__slug_placeholder__")
-_TERM_LINKS = Prepared(_term_links, pk=-2_718_281)
+def _term_detail(*, slug: str, now: datetime):
+    return _with_links(
+        _term_by_slug(slug=slug, now=now), _term_link_parts(pk=OuterRef("pk"), now=now)
+    )
+
+
+# One statement, not the row and then a UNION of its links: each statement cost ~225 µs of
+# client CPU in psycopg, and the correlated subqueries cost PostgreSQL no more than the UNION
+# did (term_detail ~580 -> ~440 µs of CPU a call at 10,000 terms; docs/benchmarks.md).
+_TERM_DETAIL = Prepared(_term_detail, slug="__slug_placeholder__")
 
 
 def term_detail(*, slug: str, include_drafts: bool = False) -> TermDetail | None:
     """A term with its categories, published related terms, published articles and the
-    published terms its body mentions (2 queries, both compiled once: glossary/prepared.py)."""
+    published terms its body mentions (1 query, compiled once: glossary/prepared.py)."""
     if include_drafts:
-        term = _visible(Term, True).select_related("last_editor").filter(slug=slug).first()
+        now = timezone.now()
+        queryset = _visible(Term, True).select_related("last_editor").filter(slug=slug)
+        term = _with_links(queryset, _term_link_parts(pk=OuterRef("pk"), now=now)).first()
     else:
-        term = next(iter(_TERM_BY_SLUG(slug=slug)), None)
+        term = next(iter(_TERM_DETAIL(slug=slug)), None)
     if term is None:
         return None
-    links = [Link(*row) for row in _TERM_LINKS(pk=term.pk)]
-    detail = TermDetail(term=term)
-    for link in sorted(links, key=lambda x: x.sort):
-        {
-            "category": detail.categories,
-            "term": detail.related,
-            "article": detail.articles,
-            "mention": detail.mentions,
-        }[link.kind].append(link)
-    detail.articles.reverse()  # newest first
-    return detail
+    links = _links_of(term, ("category", "term", "article", "mention"))
+    return TermDetail(
+        term=term,
+        categories=links["category"],
+        related=links["term"],
+        articles=links["article"][::-1],  # newest first
+        mentions=links["mention"],
+    )
 
 
 def _article_by_slug(*, slug: str, now: datetime):
@@ -155,53 +216,61 @@ def _article_by_slug(*, slug: str, now: datetime):
     )
 
 
-def _article_links(*, pk: int, now: datetime, series: int | None = None):
-    parts = [
-        _link_values(
+def _article_link_parts(*, pk, now: datetime, series=None) -> dict:
+    parts = {
+        "term": _link_values(
             Term.objects.published(now=now).filter(articles=pk), "term", title="name",
             summary="short_definition", sort="sort_key",
         ),
-        _link_values(
+        "mention": _link_values(
             Term.objects.published(now=now).filter(mentioned_by_articles=pk), "mention",
             title="name", summary="short_definition", sort="sort_key",
         ),
-    ]  # fmt: skip
+    }  # fmt: skip
     if series is not None:
-        parts.append(
-            _link_values(
-                Article.objects.published(now=now).filter(series=series).exclude(pk=pk),
-                "series", title="title", summary="lead",
-                sort=F("series_order") + Value(1_000_000_000, output_field=IntegerField()),
-            )
+        # `series = NULL` matches nothing: an article outside a series has no siblings.
+        parts["series"] = _link_values(
+            Article.objects.published(now=now).filter(series=series).exclude(pk=pk),
+            "series", title="title", summary="lead",
+            sort=F("series_order") + Value(1_000_000_000, output_field=IntegerField()),
         )  # fmt: skip
+    return parts
+
+
+def _article_links(*, pk: int, now: datetime, series: int | None = None):
+    """Everything attached to article `pk`, in one UNION: the plain QuerySet form of what
+    `article_detail` reads (tests compare the two)."""
+    parts = list(_article_link_parts(pk=pk, now=now, series=series).values())
     return parts[0].union(*parts[1:], all=True)
 
 
-_ARTICLE_BY_SLUG = Prepared(_article_by_slug, slug="__slug_placeholder__")
-_ARTICLE_LINKS = Prepared(_article_links, pk=-2_718_281)
-_ARTICLE_LINKS_SERIES = Prepared(_article_links, pk=-2_718_281, series=-3_141_592)
+def _article_detail(*, slug: str, now: datetime, queryset=None):
+    parts = _article_link_parts(pk=OuterRef("pk"), now=now, series=OuterRef("series_id"))
+    return _with_links(
+        _article_by_slug(slug=slug, now=now) if queryset is None else queryset, parts
+    )
+
+
+_ARTICLE_DETAIL = Prepared(_article_detail, slug="__slug_placeholder__")
 
 
 def article_detail(*, slug: str, include_drafts: bool = False) -> ArticleDetail | None:
     """An article with its published glossary terms, the published terms its body mentions
-    and its series neighbours (2 queries, compiled once for readers: glossary/prepared.py)."""
+    and its series neighbours (1 query, compiled once for readers: glossary/prepared.py)."""
     if include_drafts:
-        article = (
-            _visible(Article, True).select_related("author", "series").filter(slug=slug).first()
-        )
+        queryset = _visible(Article, True).select_related("author", "series").filter(slug=slug)
+        article = _article_detail(slug=slug, now=timezone.now(), queryset=queryset).first()
     else:
-        article = next(iter(_ARTICLE_BY_SLUG(slug=slug)), None)
+        article = next(iter(_ARTICLE_DETAIL(slug=slug)), None)
     if article is None:
         return None
-    if article.series_id:
-        rows = _ARTICLE_LINKS_SERIES(pk=article.pk, series=article.series_id)
-    else:
-        rows = _ARTICLE_LINKS(pk=article.pk)
-    detail = ArticleDetail(article=article)
-    for link in sorted((Link(*row) for row in rows), key=lambda x: x.sort):
-        {"term": detail.terms, "mention": detail.mentions, "series": detail.series_articles}[
-            link.kind
-        ].append(link)
+    links = _links_of(article, ("term", "mention", "series"))
+    detail = ArticleDetail(
+        article=article,
+        terms=links["term"],
+        mentions=links["mention"],
+        series_articles=links["series"],
+    )
     if article.series_order is not None:
         here = 1_000_000_000 + article.series_order
         before = [s for s in detail.series_articles if int(s.sort) < here]

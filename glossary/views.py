@@ -147,7 +147,7 @@ def _staff_term_view(request, slug: str):
 
 
 def _term_page(request, slug: str):
-    """A term with its links and schema.org `DefinedTerm` JSON-LD (2 queries)."""
+    """A term with its links and schema.org `DefinedTerm` JSON-LD (1 query)."""
     detail = selectors.term_detail(slug=slug, include_drafts=request.user.is_staff)
     if detail is None:
         raise Http404("Nie ma takiego pojęcia.")
@@ -187,7 +187,7 @@ class ArticleListView(ListView):
 
 @conditional_page
 def article_view(request, slug: str):
-    """An article with its glossary terms, series neighbours and schema.org JSON-LD (2 queries)."""
+    """An article with its glossary terms, series neighbours and schema.org JSON-LD (1 query)."""
     detail = selectors.article_detail(slug=slug, include_drafts=request.user.is_staff)
     if detail is None:
         raise Http404("Nie ma takiego artykułu.")

@@ -151,8 +151,8 @@ def test_draft_preview_has_no_markdown_alternate(admin_client, world):
 @pytest.mark.parametrize(
     "path,fresh,cached",
     [
-        ("/slownik/sse.md", 3, 1),
-        ("/artykuly/wstep-do-sse.md", 3, 1),
+        ("/slownik/sse.md", 2, 1),
+        ("/artykuly/wstep-do-sse.md", 2, 1),
         ("/llms.txt", 3, 1),
         ("/llms-full.txt", 3, 1),
     ],

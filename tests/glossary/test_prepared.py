@@ -72,15 +72,15 @@ def test_prepared_term_detail_hides_unpublished_links():
     assert [link.title for link in selectors.term_detail(slug=term.slug).related] == ["Widoczny"]
 
 
-def test_prepared_term_detail_runs_two_queries(django_assert_num_queries):
-    """The compiled path still runs exactly one query for the row and one for the links."""
+def test_prepared_term_detail_runs_one_query(django_assert_num_queries):
+    """The compiled path runs exactly one query, the row with its links."""
     term = make_term("Zapytanie")
     selectors.term_detail(slug=term.slug)
-    with django_assert_num_queries(2):
+    with django_assert_num_queries(1):
         selectors.term_detail(slug=term.slug)
 
 
-@pytest.mark.parametrize("prepared", ["_TERM_BY_SLUG", "_TERM_LINKS"])
+@pytest.mark.parametrize("prepared", ["_TERM_DETAIL"])
 def test_this_django_is_really_compiled_ahead(prepared):
     """The compiled path is the one taken, not the silent fallback: if a Django upgrade moves
     the compiler internals glossary/prepared.py reads (or turns a placeholder into something
@@ -127,7 +127,7 @@ def test_prepared_article_detail_matches_the_queryset():
 
 
 def test_prepared_article_detail_never_shows_drafts(django_assert_num_queries):
-    """A draft article is hidden from the compiled path (2 queries for a published one) and
+    """A draft article is hidden from the compiled path (1 query for a published one) and
     visible to the staff (ORM) path only."""
     from glossary.models import Article, Status
 
@@ -137,11 +137,11 @@ def test_prepared_article_detail_never_shows_drafts(django_assert_num_queries):
     assert selectors.article_detail(slug=draft.slug) is None
     assert selectors.article_detail(slug=draft.slug, include_drafts=True).article.pk == draft.pk
     selectors.article_detail(slug=article.slug)
-    with django_assert_num_queries(2):
+    with django_assert_num_queries(1):
         selectors.article_detail(slug=article.slug)
 
 
-@pytest.mark.parametrize("prepared", ["_ARTICLE_BY_SLUG", "_ARTICLE_LINKS"])
+@pytest.mark.parametrize("prepared", ["_ARTICLE_DETAIL"])
 def test_article_reads_are_really_compiled_ahead(prepared):
     """article_detail takes the compiled path, not the silent fallback."""
     from django.db import DEFAULT_DB_ALIAS, connections
@@ -263,7 +263,7 @@ def test_prepared_reads_reuse_one_driver_cursor_and_follow_a_new_connection():
     first = prepared._CURSORS[connection][1]
     with CaptureQueriesContext(connection) as ctx:
         assert selectors.term_detail(slug=term.slug).term.pk == term.pk
-    assert len(ctx.captured_queries) == 2
+    assert len(ctx.captured_queries) == 1
     assert prepared._CURSORS[connection][1] is first
     prepared._CURSORS[connection] = (object(), first)  # as if the driver had reconnected
     assert selectors.term_detail(slug=term.slug).term.pk == term.pk

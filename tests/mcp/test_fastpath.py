@@ -63,13 +63,13 @@ def test_a_repeat_is_replayed_with_the_same_bytes(django_seen, era):
 @pytest.mark.django_db(transaction=True)
 def test_a_miss_reads_the_content_state_once(django_seen):
     """A call the fast path cannot answer yet costs what the full path costs (the state read,
-    then get_term's two queries): the state the fast path read is handed on, not read again."""
+    then get_term's one query): the state the fast path read is handed on, not read again."""
     make_term(name="Serwer MCP", slug="serwer-mcp")
     body, headers = get_term("serwer-mcp", 1)
     with CaptureQueriesContext(connection) as queries:
         status, _headers, _content = call(MCP, method="POST", body=body, **headers)
     assert status == 200 and len(django_seen) == 1
-    assert len(queries) == 1 + 2, [q["sql"] for q in queries]
+    assert len(queries) == 1 + 1, [q["sql"] for q in queries]
 
 
 @pytest.mark.django_db(transaction=True)
