@@ -5,7 +5,8 @@ validates the query string with the route's parameter serializer (api/params.py)
 anything reads it. Reads start from `visible()`/`get_queryset()`, i.e. `published()` for
 everyone who may not see drafts; a list is filter backends + WordPress pagination + one
 links query for the page (readers' SQL compiled once per request shape, api/queries.py); an
-object is read as its list with `include=<id>`. Writes validate the body's
+object is read as its list with `include=<id>` (a readers' term or article: its row and links
+in one statement, `selectors.entry_with_links`). Writes validate the body's
 shape (api/serializers.py) and hand model-named changes to glossary.services, which applies
 the admin's rules. Conditional GETs are answered from the content version (api/conditional.py).
 """
@@ -61,7 +62,7 @@ from .params import (
     validate_query,
 )
 from .permissions import can_edit, can_see_drafts
-from .queries import CompiledList, RankedList
+from .queries import CompiledList, RankedList, Row
 from .serializers import (
     ArticleSerializer,
     ArticleWriteSerializer,
@@ -334,6 +335,17 @@ class EntryViewSet(ContentViewSet):
         row, extra = self.read_object(self.object_id())
         validators.for_entry(row)
         return validators.apply(Response(self.shape(self.represent([row], **extra))[0]))
+
+    def read_object(self, pk: int):
+        """Readers' entry: its row and its links in one statement (`entry_with_links`, compiled
+        once), the same row and links as its list with `include=<id>` and `links_for`."""
+        if not self.compiled_reads():
+            return super().read_object(pk)
+        found = selectors.entry_with_links(model=self.model, pk=pk, fields=self.ROW_FIELDS)
+        if found is None:
+            raise RestError(*self.not_found, 404)
+        values, entry_links = found
+        return Row(self.model._meta, values), {"links": {pk: entry_links}}
 
     @property
     def published_only(self) -> bool:

@@ -577,6 +577,68 @@ def article_links(*, pks: list[int], include_drafts: bool = False) -> dict[int, 
     return _group(_links_many(_article_links_many, pks, include_drafts), pks)
 
 
+# --- One published entry with its links (REST details) -------------------------------------
+def _term_entry_parts(*, pk, now: datetime) -> dict:
+    """What `term_links` gives a term (published links): the detail read's parts, no mentions."""
+    parts = _term_link_parts(pk=pk, now=now)
+    del parts["mention"]
+    return parts
+
+
+def _article_entry_parts(*, pk, now: datetime) -> dict:
+    """What `article_links` gives an article: its published terms and its series itself (not
+    the series' other articles, which the article page lists)."""
+    parts = _article_link_parts(pk=pk, now=now)
+    del parts["mention"]
+    parts["series"] = _link_values(
+        Series.objects.filter(pk=OuterRef("series_id")), "series", title="name",
+        summary="description", sort="name",
+    )  # fmt: skip
+    return parts
+
+
+# Per model: its parts, and JSON column (the linked entries' kind) -> EntryLinks attribute.
+_ENTRY_BUCKETS = {
+    Term: (_term_entry_parts, {"category": "categories", "term": "related", "article": "articles"}),
+    Article: (_article_entry_parts, {"term": "terms", "series": "series"}),
+}
+# entry_with_links's statement per (model, fields): compiled once (glossary/prepared.py).
+_ENTRY_ROWS: dict[tuple, Prepared] = {}
+
+
+def entry_with_links(
+    *, model: type[Term | Article], pk: int, fields: tuple[str, ...]
+) -> tuple[dict, EntryLinks] | None:
+    """A published term or article `pk` as a dict of `fields`, with its links as
+    `term_links`/`article_links` give them to readers (same entries, same order), in one
+    statement: the row with one JSON column per kind of link (`_with_links`), compiled once
+    per (model, fields). Why: the REST detail read the row, then the links UNION; each
+    statement cost ~225 µs of client CPU (term_detail, docs/benchmarks.md)."""
+    parts_of, buckets = _ENTRY_BUCKETS[model]
+    prepared = _ENTRY_ROWS.get((model, fields))
+    if prepared is None:
+        columns = [f"_links_{name}" for name in buckets]
+
+        def build(*, now, pk):
+            queryset = model.objects.published(now=now).filter(pk=pk).order_by()
+            return _with_links(queryset, parts_of(pk=OuterRef("pk"), now=now)).values(
+                *fields, *columns
+            )
+
+        prepared = _ENTRY_ROWS.setdefault((model, fields), Prepared(build, pk=-9_300_001))
+    rows = prepared(pk=pk)
+    if not rows:
+        return None
+    values = rows[0]
+    links = EntryLinks()
+    for name, bucket in buckets.items():
+        # Sorted as `_group` sorts (by the sort column, then the linked id).
+        items = sorted(values.pop(f"_links_{name}") or [], key=lambda r: (r[4], r[0]))
+        getattr(links, bucket).extend(Link(name, *row) for row in items)
+    links.articles.reverse()  # newest first, as on the term page
+    return values, links
+
+
 # --- Whole texts for agents (/llms-full.txt: glossary/llms.py) -----------------------------
 def term_texts():
     """Every published term with its displayed body, in Polish alphabetical order (1 query)."""

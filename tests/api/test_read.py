@@ -68,6 +68,17 @@ def test_an_article_carries_its_terms_and_series(client, glossary):
     assert data["series"] == glossary["series"].pk and data["series_order"] == 1
 
 
+@pytest.mark.parametrize("kind", ["terms", "articles"])
+@pytest.mark.parametrize("params", [{}, {"_embed": ""}, {"_fields": "id,related,terms,_links"}])
+def test_an_object_is_its_list_item(client, glossary, kind, params):
+    """A reader's `/<kind>/<id>` (its row and links read in one statement) is exactly the
+    item `/<kind>?include=<id>` lists (the row, then the page's links query)."""
+    pk = glossary["sse" if kind == "terms" else "article"].pk
+    for _ in range(2):  # the second request runs the compiled statements
+        listed = get(client, f"/{kind}", include=pk, **params).json()
+        assert get(client, f"/{kind}/{pk}", **params).json() == listed[0]
+
+
 def test_categories_and_series_are_taxonomies_with_counts(client, glossary):
     """Categories and series look like WordPress's taxonomy terms; `count` counts published
     entries only."""
@@ -424,9 +435,9 @@ def many(glossary):
         ("/articles", {"per_page": 10, "_embed": ""}, 4),
         ("/categories", {}, 2),
         ("/search", {"search": "pojęcie"}, 2),
-        ("/terms/{sse}", {}, 3),  # content state + term_detail's 2
-        ("/terms/{sse}", {"_embed": ""}, 3),
-        ("/articles/{article}", {"_embed": ""}, 3),
+        ("/terms/{sse}", {}, 2),  # content state + the row with its links
+        ("/terms/{sse}", {"_embed": ""}, 2),
+        ("/articles/{article}", {"_embed": ""}, 2),
         ("/categories/{transport}", {}, 2),
     ],
 )

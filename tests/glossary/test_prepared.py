@@ -309,3 +309,86 @@ def test_an_offset_inside_a_subquery_becomes_a_parameter_in_its_place(
     sql, roles, _convert = page.compiled_for(connections[DEFAULT_DB_ALIAS])
     assert sql.count("OFFSET %s") == 1 and "987654321" not in sql
     assert [role for role, _value in roles].count("offset") == 1
+
+
+TERM_ROW = ("id", "status", "published_at", "updated_at", "name", "slug", "body_html")
+ARTICLE_ROW = ("id", "status", "published_at", "title", "slug", "series_id", "series_order")
+
+
+def test_entry_with_links_matches_the_row_and_the_links_reads():
+    """A term's row with its links in one statement equals its `values()` row and what
+    `term_links` gives readers: the same categories, published related terms and published
+    articles, in the same order (articles newest first, equal dates by id, descending)."""
+    from glossary.models import Article
+
+    term = make_term("Serwer")
+    term.categories.add(make_category("Sieci"), make_category("Architektura"))
+    term.related.add(make_term("Klient"), make_term("Agent"), make_draft_term("Szkic"))
+    same_time = timezone.now() - timedelta(hours=1)
+    for title in ("Pierwszy", "Drugi", "Trzeci"):
+        make_article(title=title, terms=[term], published_at=same_time)
+    make_article(title="Najnowszy", terms=[term])
+    hidden = make_article(title="Ukryty", terms=[term])
+    Article.objects.filter(pk=hidden.pk).update(status=Status.DRAFT)
+    lonely = make_term("Samotny")
+    for entry in (term, lonely):
+        for _ in range(2):  # the second call runs the cached statement
+            row, links = selectors.entry_with_links(model=Term, pk=entry.pk, fields=TERM_ROW)
+            assert row == Term.objects.filter(pk=entry.pk).values(*TERM_ROW).get()
+            assert links == selectors.term_links(pks=[entry.pk])[entry.pk]
+    _row, links = selectors.entry_with_links(model=Term, pk=term.pk, fields=TERM_ROW)
+    assert [link.title for link in links.related] == ["Agent", "Klient"]
+    titles = [link.title for link in links.articles]
+    assert titles == ["Najnowszy", "Trzeci", "Drugi", "Pierwszy"]
+
+
+def test_entry_with_links_of_an_article_names_its_series():
+    """An article's row with its published terms and its series (the series itself, as
+    `article_links` gives it), with and without a series."""
+    from glossary.models import Article, Series
+
+    used, other = make_term("Klient"), make_term("Serwer")
+    draft = make_draft_term("Szkic")
+    series = Series.objects.create(name="Seria", slug="seria", description="O serii.")
+    first = make_article(title="Pierwszy", terms=[used, other, draft])
+    Article.objects.filter(pk=first.pk).update(series=series, series_order=1)
+    second = make_article(title="Drugi", terms=[used])
+    Article.objects.filter(pk=second.pk).update(series=series, series_order=2)
+    alone = make_article(title="Samotny")
+    for article in (first, second, alone):
+        for _ in range(2):
+            row, links = selectors.entry_with_links(
+                model=Article, pk=article.pk, fields=ARTICLE_ROW
+            )
+            assert row == Article.objects.filter(pk=article.pk).values(*ARTICLE_ROW).get()
+            assert links == selectors.article_links(pks=[article.pk])[article.pk]
+    _row, links = selectors.entry_with_links(model=Article, pk=first.pk, fields=ARTICLE_ROW)
+    assert [(x.kind, x.title, x.summary) for x in links.series] == [("series", "Seria", "O serii.")]
+    assert [x.title for x in links.terms] == ["Klient", "Serwer"]
+
+
+def test_entry_with_links_shows_published_entries_only(monkeypatch):
+    """Drafts, entries scheduled for later and unknown ids are None; a scheduled entry
+    appears once its time comes, although the statement was compiled before."""
+    future = make_future_term("Jutro")
+    for pk in (make_draft_term("Szkic").pk, future.pk, 987_654):
+        assert selectors.entry_with_links(model=Term, pk=pk, fields=TERM_ROW) is None
+    later = timezone.now() + timedelta(days=8)
+    monkeypatch.setattr(timezone, "now", lambda: later)
+    assert selectors.entry_with_links(model=Term, pk=future.pk, fields=TERM_ROW) is not None
+
+
+@pytest.mark.parametrize("model, fields", [("Term", TERM_ROW), ("Article", ARTICLE_ROW)])
+def test_entry_with_links_is_one_compiled_statement(model, fields, django_assert_num_queries):
+    """The row and its links are one statement, and the compiled path is the one taken (not
+    the silent fallback of glossary/prepared.py)."""
+    from glossary import models
+
+    model = getattr(models, model)
+    entry = make_term("Serwer") if model is Term else make_article(title="Artykuł")
+    selectors.entry_with_links(model=model, pk=entry.pk, fields=fields)
+    with django_assert_num_queries(1):
+        assert selectors.entry_with_links(model=model, pk=entry.pk, fields=fields) is not None
+    compiled = selectors._ENTRY_ROWS[model, fields].compiled_for(connections[DEFAULT_DB_ALIAS])
+    assert compiled is not None, "entry_with_links fell back to evaluating its QuerySet"
+    assert {"now", "pk"} <= {role for role, _value in compiled[1]}
