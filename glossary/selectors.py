@@ -70,13 +70,6 @@ class ArticleDetail:
     mentions: list[Link] = field(default_factory=list)
 
 
-def _links(*querysets) -> list[Link]:
-    """Evaluate several `(kind, id, slug, title, summary, sort)` value querysets in one UNION."""
-    first, *rest = querysets
-    rows = first.union(*rest, all=True) if rest else first
-    return [Link(*row) for row in rows]
-
-
 def _link_values(qs, kind: str, *, title: str, summary: str | None, sort):
     return (
         qs.order_by()
