@@ -81,7 +81,7 @@ def capture(path) -> list[str]:
     `article_detail` and of `term_page` per filter shape; returns problems found."""
     from django.utils import timezone
 
-    from bench.mcp import _template, capture_statements
+    from bench.mcp import _template, capture_statements, detail_template
     from glossary.models import Article
     from glossary.selectors import _article_by_slug, _article_links, term_page
 
@@ -94,21 +94,8 @@ def capture(path) -> list[str]:
         list(_article_links(pk=pk, now=now))
 
     data = json.loads(path.read_text(encoding="utf-8"))
-    problems, template = [], None
-    for slug, pk in Article.objects.published().order_by("id").values_list("slug", "id")[:20]:
-        statements = capture_statements(lambda s=slug, p=pk: two_statements(s, p))
-        if len(statements) != 2:
-            problems.append(f"get_article {slug!r}: {len(statements)} statements, expected 2")
-            continue
-        (row_sql, row_params), (links_sql, links_params) = statements
-        current = {
-            "article": {"sql": row_sql, "params": _template(row_params, slug=slug)},
-            "links": {"sql": links_sql, "params": _template(links_params, id=pk)},
-        }
-        template = template or current
-        if current != template:
-            problems.append(f"get_article {slug!r}: SQL differs from the first slug's template")
-    data["get_article"] = template
+    items = list(Article.objects.published().order_by("id").values_list("slug", "id")[:20])
+    data["get_article"], problems = detail_template("get_article", "article", items, two_statements)
     shapes = {}
     marks = {"letter": "Ź", "category": "kategoria-bench-mark", "key": "~bench~", "id": -31_415}
     for letter in (False, True):

@@ -394,6 +394,27 @@ def _template(params: tuple, **roles) -> list:
     return out
 
 
+def detail_template(tool: str, row: str, items, two_statements) -> tuple[dict | None, list]:
+    """The reference's template of a detail read: `two_statements(slug, pk)` runs the row
+    statement, then the links statement; every `(slug, pk)` of `items` must give the same
+    SQL with its slug and id in the same places. Returns (template, problems)."""
+    problems, template = [], None
+    for slug, pk in items:
+        statements = capture_statements(lambda s=slug, p=pk: two_statements(s, p))
+        if len(statements) != 2:
+            problems.append(f"{tool} {slug!r}: {len(statements)} statements, expected 2")
+            continue
+        (row_sql, row_params), (links_sql, links_params) = statements
+        current = {
+            row: {"sql": row_sql, "params": _template(row_params, slug=slug)},
+            "links": {"sql": links_sql, "params": _template(links_params, id=pk)},
+        }
+        template = template or current
+        if current != template:
+            problems.append(f"{tool} {slug!r}: SQL differs from the first slug's template")
+    return template, problems
+
+
 def capture_reference_sql(queries, slugs, path: Path) -> list[str]:
     """Write the statements our selectors run for the reference server (see its docstring);
     returns the problems found (a slug whose SQL the get_term template does not reproduce)."""
@@ -410,21 +431,8 @@ def capture_reference_sql(queries, slugs, path: Path) -> list[str]:
         list(_term_by_slug(slug=slug, now=now))
         list(_term_links(pk=pk, now=now))
 
-    problems, template = [], None
-    for slug in slugs:
-        term_id = Term.objects.get(slug=slug).pk
-        statements = capture_statements(lambda s=slug, pk=term_id: two_statements(s, pk))
-        if len(statements) != 2:
-            problems.append(f"get_term {slug!r}: {len(statements)} statements, expected 2")
-            continue
-        (term_sql, term_params), (links_sql, links_params) = statements
-        current = {
-            "term": {"sql": term_sql, "params": _template(term_params, slug=slug)},
-            "links": {"sql": links_sql, "params": _template(links_params, id=term_id)},
-        }
-        template = template or current
-        if current != template:
-            problems.append(f"get_term {slug!r}: SQL differs from the first slug's template")
+    items = [(slug, Term.objects.get(slug=slug).pk) for slug in slugs]
+    template, problems = detail_template("get_term", "term", items, two_statements)
     searches = []
     for query, _slug in queries:
         statements = capture_statements(lambda q=query: term_search(query=q, limit=10))
