@@ -33,28 +33,12 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from urllib.parse import urlsplit, urlunsplit
+
+from throwaway import create_database, environment
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-ENV = {
-    "DJANGO_SETTINGS_MODULE": "config.settings",
-    "DEBUG": "0",
-    "SECRET_KEY": "bench-autolink-" + "not-a-secret-only-for-a-throwaway-cluster-" * 2,
-    "ALLOWED_HOSTS": "127.0.0.1,testserver",
-    "SECURE_SSL_REDIRECT": "0",
-    "LOG_LEVEL": "WARNING",
-}
-
-
-def create_database(base_url: str, name: str) -> str:
-    import psycopg
-
-    parts = urlsplit(base_url)
-    with psycopg.connect(urlunsplit(parts._replace(path="/postgres")), autocommit=True) as conn:
-        conn.execute(f'DROP DATABASE IF EXISTS "{name}"')
-        conn.execute(f'CREATE DATABASE "{name}"')
-    return urlunsplit(parts._replace(path="/" + name))
+ENV = environment("autolink")
 
 
 def ms(seconds: float) -> float:

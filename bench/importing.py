@@ -26,35 +26,11 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from urllib.parse import urlsplit, urlunsplit
+
+from throwaway import create_database, drop_database, environment
 
 ROOT = Path(__file__).resolve().parent.parent
-ENV = {
-    "DJANGO_SETTINGS_MODULE": "config.settings",
-    "DEBUG": "0",
-    "SECRET_KEY": "bench-import-" + "not-a-secret-only-for-a-throwaway-cluster-" * 2,
-    "ALLOWED_HOSTS": "127.0.0.1,testserver",
-    "SECURE_SSL_REDIRECT": "0",
-    "LOG_LEVEL": "WARNING",
-}
-
-
-def create_database(base_url: str, name: str) -> str:
-    import psycopg
-
-    parts = urlsplit(base_url)
-    with psycopg.connect(urlunsplit(parts._replace(path="/postgres")), autocommit=True) as conn:
-        conn.execute(f'DROP DATABASE IF EXISTS "{name}"')
-        conn.execute(f'CREATE DATABASE "{name}"')
-    return urlunsplit(parts._replace(path="/" + name))
-
-
-def drop_database(base_url: str, name: str) -> None:
-    import psycopg
-
-    parts = urlsplit(base_url)
-    with psycopg.connect(urlunsplit(parts._replace(path="/postgres")), autocommit=True) as conn:
-        conn.execute(f'DROP DATABASE IF EXISTS "{name}"')
+ENV = environment("import")
 
 
 class Phases:
