@@ -100,3 +100,20 @@ def test_recovery_needs_post_and_the_rights(client, editor):
     client.force_login(outsider)
     assert client.get(recover_list(Term)).status_code == 403
     assert client.post(reverse("admin:glossary_term_recover", args=[live.pk])).status_code == 403
+
+
+def test_the_deleted_list_pages_by_twenty_newest_first(client, editor):
+    """More than 20 deleted entries are paged (`?strona=`): page 1 links to the older page,
+    page 2 back to the newer one, and every deleted entry is on exactly one page."""
+    names = [f"Usunięte {i:02d}" for i in range(21)]
+    for name in names:
+        term = services.save_term(Term(name=name, short_definition="Był."), editor=editor)
+        services.delete_entries(entries=[term], editor=editor)
+    client.force_login(editor)
+    first = client.get(recover_list(Term)).content.decode()
+    second = client.get(recover_list(Term), {"strona": 2}).content.decode()
+    assert 'href="?strona=2">starsze →' in first and "← nowsze" not in first
+    assert 'href="?strona=1">← nowsze' in second and "starsze →" not in second
+    assert "Strona 1 z 2" in first and "Strona 2 z 2" in second
+    assert sum(n in first for n in names) == 20 and sum(n in second for n in names) == 1
+    assert not any(n in first and n in second for n in names)
