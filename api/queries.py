@@ -95,14 +95,15 @@ class CompiledList:
         return self.view.filter_queryset(self.view.get_queryset())
 
     def count(self) -> int:
-        """The list's total, counted once per content state and request shape (the page
-        itself is not part of the key: every page of a list has the same total)."""
+        """The list's total, counted once per content state, request shape and reader (the
+        page itself is not part of the key: every page of a list has the same total; the
+        reader is, so that what an editor may count is never what an anonymous list shows)."""
         view = self.view
         state = getattr(view, "content_state", None)
         if state is None:
             return self.queryset().count()
-        key = (type(view), state, *sorted((k, _hashable(v)) for k, v in view.params.items()
-                                          if k not in PAGE_PARAMS))  # fmt: skip
+        shape = sorted((k, _hashable(v)) for k, v in view.params.items() if k not in PAGE_PARAMS)
+        key = (type(view), state, view.user_key(), *shape)
         total = _COUNTS.get(key)
         if total is None:
             total = self.queryset().count()

@@ -595,3 +595,17 @@ def test_a_search_by_relevance_reads_pages_of_the_engines_ranking(client, glossa
         assert fast.json() == general.json()
         assert fast["X-WP-Total"] == general["X-WP-Total"] == "25"  # 25 "Pojęcie NN" terms
         assert fast["X-WP-TotalPages"] == general["X-WP-TotalPages"]
+
+
+def test_a_cached_total_is_the_readers_own(client, db, editor_auth):
+    """X-WP-Total is cached per content state, list shape and reader: an editor's count with
+    drafts and an anonymous count of the same list are kept apart, in either order."""
+    for name in ("Agent", "Bufor", "Cache"):
+        make_term(name)
+    make_draft_term("Szkic")
+    both = {"per_page": 1, "status": "publish,draft"}
+    assert client.get(f"{API}/terms", both, **editor_auth)["X-WP-Total"] == "4"
+    assert client.get(f"{API}/terms", {"per_page": 1}, **editor_auth)["X-WP-Total"] == "3"
+    assert get(client, "/terms", per_page=1)["X-WP-Total"] == "3"
+    assert get(client, "/terms", per_page=1, status="publish,draft").status_code in (400, 401)
+    assert client.get(f"{API}/terms", both, **editor_auth)["X-WP-Total"] == "4"
