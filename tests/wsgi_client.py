@@ -13,6 +13,23 @@ PING = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "ping"}).encode()
 
 def call(path, *, method="GET", body=b"", host="127.0.0.1", environ=None, **headers):
     """One request; `environ` overrides or (with None values) removes environ keys."""
+    environ = environ_for(path, method=method, body=body, host=host, environ=environ, **headers)
+    started = {}
+
+    def start_response(status, response_headers, exc_info=None):
+        started["status"] = int(status.split()[0])
+        started["headers"] = {k.lower(): v for k, v in response_headers}
+
+    result = wsgi.application(environ, start_response)
+    try:
+        content = b"".join(result)
+    finally:
+        getattr(result, "close", lambda: None)()
+    return started["status"], started["headers"], content
+
+
+def environ_for(path, *, method="GET", body=b"", host="127.0.0.1", environ=None, **headers):
+    """The WSGI environ a server would build for one request (see `call`)."""
     extra, environ = (
         environ or {},
         {
@@ -30,16 +47,4 @@ def call(path, *, method="GET", body=b"", host="127.0.0.1", environ=None, **head
         },
     )
     environ.update(extra)
-    environ = {k: v for k, v in environ.items() if v is not None}
-    started = {}
-
-    def start_response(status, response_headers, exc_info=None):
-        started["status"] = int(status.split()[0])
-        started["headers"] = {k.lower(): v for k, v in response_headers}
-
-    result = wsgi.application(environ, start_response)
-    try:
-        content = b"".join(result)
-    finally:
-        getattr(result, "close", lambda: None)()
-    return started["status"], started["headers"], content
+    return {k: v for k, v in environ.items() if v is not None}

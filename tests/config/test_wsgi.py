@@ -5,9 +5,11 @@ security headers."""
 import json
 
 import pytest
+from django.core import signals
+from django.http import HttpResponse, StreamingHttpResponse
 
 from config import wsgi
-from tests.wsgi_client import MCP, PING, call
+from tests.wsgi_client import MCP, PING, call, environ_for
 
 
 @pytest.fixture
@@ -48,3 +50,36 @@ def test_pages_take_the_site_handler(lean_handler_seen):
     status, headers, _content = call("/")
     assert lean_handler_seen == ["site_application"]
     assert status == 200 and headers["x-frame-options"] == "DENY"
+
+
+@pytest.mark.django_db(transaction=True)
+def test_in_memory_answers_reach_the_server_as_one_chunk_after_request_finished():
+    """An answer Django built in memory (a page, an MCP reply) is handed to the server as a
+    one-item list of bytes, so granian sends it in one call; the response was closed first,
+    so `request_finished` has run (the connection handling a server's close() would do)."""
+    finished = []
+    receiver = lambda **kwargs: finished.append(True)  # noqa: E731
+    signals.request_finished.connect(receiver)
+    try:
+        for path, body, method in (("/", b"", "GET"), (MCP, PING, "POST")):
+            finished.clear()
+            environ = environ_for(path, method=method, body=body, accept="application/json")
+            result = wsgi.application(environ, lambda status, headers, exc_info=None: None)
+            assert isinstance(result, list) and len(result) == 1, path
+            assert isinstance(result[0], bytes) and result[0], path
+            assert finished == [True], path
+    finally:
+        signals.request_finished.disconnect(receiver)
+
+
+@pytest.mark.django_db
+def test_streams_stay_iterators_for_the_server_to_close():
+    """A streaming response (SSE, files) is returned as it is: the server walks it and closes
+    it when the client is done, so nothing is read ahead into memory."""
+    closed = []
+    stream = StreamingHttpResponse(iter([b"data: 1\n\n", b"data: 2\n\n"]))
+    stream.close = lambda: closed.append(True)
+    assert wsgi.as_bytes(stream) is stream
+    assert closed == []
+    plain = HttpResponse(b"x")
+    assert wsgi.as_bytes(plain) == [b"x"]
