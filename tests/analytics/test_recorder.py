@@ -11,6 +11,7 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
+from analytics import recorder as recorder_module
 from analytics.models import Lookup, Source
 from analytics.recorder import Recorder, recorder
 from glossary.search import Hit, SearchResults
@@ -123,7 +124,7 @@ def test_a_flush_writes_only_what_waited_when_it_began(client, terms, monkeypatc
     for slug in ("sse", "serwer-mcp"):
         _legacy(client, "tools/call", {"name": "get_term", "arguments": {"slug": slug}})
     writes = []
-    original = Lookup.objects.bulk_create
+    original = recorder_module.insert_rows
 
     def write_and_record_more(rows):
         writes.append(len(rows))
@@ -131,7 +132,7 @@ def test_a_flush_writes_only_what_waited_when_it_began(client, terms, monkeypatc
         _legacy(client, "tools/call", {"name": "get_term", "arguments": {"slug": "sse"}})
         return original(rows)
 
-    monkeypatch.setattr(Lookup.objects, "bulk_create", write_and_record_more)
+    monkeypatch.setattr(recorder_module, "insert_rows", write_and_record_more)
     assert recorder.flush() == 2
     assert writes == [2] and len(recorder.buffer) == 1
 
@@ -201,7 +202,7 @@ def test_a_failing_flush_is_logged_and_dropped(client, terms, monkeypatch, caplo
     def fail(*args, **kwargs):
         raise RuntimeError("database is gone")
 
-    monkeypatch.setattr(Lookup.objects, "bulk_create", fail)
+    monkeypatch.setattr(recorder_module, "insert_rows", fail)
     with caplog.at_level(logging.ERROR, logger="analytics"):
         assert recorder.flush() == 0
     assert "Could not write 1 analytics events" in caplog.text
@@ -281,3 +282,19 @@ def test_the_background_thread_flushes_what_many_threads_record():
     assert Lookup.objects.count() == per_thread * threads
     assert Lookup.objects.values("query").distinct().count() == per_thread * threads
     assert own._thread is None and not own.buffer
+
+
+@pytest.mark.django_db(transaction=True)
+def test_rows_are_written_with_every_column_on_either_database():
+    """The flush writes each lookup's columns by name (COPY on PostgreSQL, bulk_create on
+    SQLite): every column but the id is one of them, and the row reads back as recorded."""
+    columns = {f.column for f in Lookup._meta.concrete_fields} - {Lookup._meta.pk.column}
+    assert set(recorder_module.COLUMNS) == columns
+    own = Recorder(batch_size=10, flush_seconds=0, buffer_size=10)
+    own.record_search(None, query="Zażółć gęślą", results=_results("x"), seconds=0.0125)
+    assert own.flush() == 1
+    row = Lookup.objects.get()
+    assert (row.query, row.normalized, row.results, row.top_result, row.count) == (
+        "Zażółć gęślą", "zazolc gesla", 1, "x", 1,
+    )  # fmt: skip
+    assert row.latency_ms == 12.5 and row.at.tzinfo is not None
