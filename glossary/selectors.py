@@ -10,6 +10,7 @@ arrays in correlated subqueries, sorted in Python. Callers (and tests) rely on t
 from dataclasses import dataclass, field
 from datetime import datetime
 
+import orjson
 from django.conf import settings
 from django.db import DEFAULT_DB_ALIAS, connections
 from django.db.models import (
@@ -94,6 +95,15 @@ TERM_SEARCH_COLUMNS = ("name_folded", "search_text", "search_names", "stems_name
 ARTICLE_SEARCH_COLUMNS = ("search_text", "title_folded", "stems_title", "stems_lead", "stems_body")
 
 
+class _RowsField(JSONField):
+    """The JSON arrays of attached rows, parsed by orjson: a detail read has four of them, and
+    the stdlib decoder JSONField uses cost ~10 µs each (bench/mcp.py, cold get_term). Only
+    read, never written or queried into."""
+
+    def from_db_value(self, value, expression, connection):
+        return None if value is None else orjson.loads(value)
+
+
 class _JSONRows(Func):
     """The rows of a `_link_values` subquery as one JSON array of `[id, slug, title, summary,
     sort]` arrays (NULL on PostgreSQL when there are none, `[]` on SQLite). No kind: the
@@ -101,7 +111,7 @@ class _JSONRows(Func):
 
     function = "JSON_GROUP_ARRAY"
     template = "%(function)s(JSON_ARRAY(%(expressions)s))"
-    output_field = JSONField()
+    output_field = _RowsField()
 
     def as_postgresql(self, compiler, connection, **extra):
         # jsonb: Django's psycopg loader hands it to JSONField as text (json would be parsed
@@ -114,7 +124,7 @@ class _JSONRows(Func):
 def _attached(values) -> Subquery:
     """A `_link_values` QuerySet correlated to the outer row, as one JSON column."""
     rows = _JSONRows(F("id"), F("slug"), F("_title"), F("_summary"), F("_sort"))
-    return Subquery(values.annotate(_rows=rows).values("_rows"), output_field=JSONField())
+    return Subquery(values.annotate(_rows=rows).values("_rows"), output_field=_RowsField())
 
 
 def _with_links(queryset, parts: dict):
