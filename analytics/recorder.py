@@ -1,7 +1,7 @@
 """Recording lookups off the hot path: the request's thread only appends an event to an
 in-process buffer (a `collections.deque`, whose appends are atomic); a background thread
 turns events into `Lookup` rows (identical lookups of a batch: one row with their count) and
-writes them with one `bulk_create` per batch, every
+writes them in one statement per batch (COPY on PostgreSQL, bulk_create on SQLite), every
 `ANALYTICS_FLUSH_SECONDS` or as soon as `ANALYTICS_BATCH_SIZE` events wait. So a call costs no
 SQL query and no JSON work for analytics; parsing a replayed call's bytes, reading the client
 out of a session and folding the query all happen in the flush.
