@@ -253,6 +253,9 @@ def _build(
         )
     unnamed = " AND ".join(f"x.pre{s} = 0" for s in range(sides))
     # The tsvectors are read here only: materialized rows without them are a fraction as wide.
+    # `OFFSET 0` keeps the inner select a subquery: flattened, PostgreSQL copied each side's
+    # tier `CASE` (its NOT EXISTS subplan too) into every reference to `pre{s}` and ran it
+    # twice per candidate.
     keep = ", ".join(
         f"x.{col}"
         for col in (
@@ -272,7 +275,7 @@ def _build(
         FROM (SELECT g.id, {out_cols}, {sort_cols}, g.{nv} AS nv, g.search_vector AS sv,
                      {", ".join(pres)}
               FROM c JOIN {t} g ON g.id = c.id
-              WHERE {_visibility(table, p, alias="g")}) x)"""
+              WHERE {_visibility(table, p, alias="g")} OFFSET 0) x)"""
     )
     level = "f.lv[w.i]"
     idf = ranking.IDF_SQL.format(n="d.nn", df="d.df")
@@ -297,8 +300,10 @@ def _build(
         )
         coverage = ranking.coverage_case(f"sc{s}.v")
         cols.append(f"sc{s}.v AS score{s}, GREATEST(f.pre{s}, {coverage}) AS tier{s}")
+    # Materialized for the same reason: inlined, each side's score subplan ran once per use
+    # (the tier, the filter, the sort key: three times per candidate).
     ctes.append(
-        f"r AS (SELECT f.id, {', '.join(f'f.{c}' for c in table.output)}, "
+        f"r AS MATERIALIZED (SELECT f.id, {', '.join(f'f.{c}' for c in table.output)}, "
         f"{', '.join(f'f.{c.split()[0]}' for c in table.sort if c.split()[0] != 'id')}, "
         f"{', '.join(f'f.close{s}' for s in range(sides))}, f.lv, {', '.join(cols)} "
         f"FROM f CROSS JOIN idf {' '.join(laterals)})"
