@@ -231,7 +231,15 @@ def _build(
     # First the name tiers of each candidate (cheap tests on its names); then, only for a
     # candidate in none of them, per query word one integer: the best field the word occurs
     # in (ranking levels), from which the coverage score and the words' idf follow.
+    # A single word (most queries) needs no per-word loop: its tests read the parameters
+    # directly instead of a subplan over `w` per candidate (same tests, same arithmetic).
     typo_word = f"COALESCE(g.{table.typos} && w.keys, false)" if table.typos else "false"
+    if one_word:
+        typo_word = (
+            f"COALESCE(g.{table.typos} && {p('typo', '::text[]')}, false)"
+            if table.typos
+            else "false"
+        )
     out_cols = ", ".join(f"g.{col}" for col in table.output)
     sort_cols = ", ".join(f"g.{col.split()[0]}" for col in table.sort if col.split()[0] != "id")
     pres = []
@@ -244,7 +252,9 @@ def _build(
             prefix=f"(g.{table.name} LIKE {p(f'like{s}')}"
             + (f" OR g.{table.synonyms} LIKE {p(f'synlike{s}')})" if table.synonyms else ")"),
             names=f"g.{nv} @@ {p(f'names{s}', '::tsquery')}",
-            fuzzy=f"(c.fz OR NOT EXISTS (SELECT 1 FROM w WHERE w.side = {s} AND NOT "
+            fuzzy=f"(c.fz OR g.{nv} @@ {p('names0', '::tsquery')} OR {typo_word})"
+            if one_word
+            else f"(c.fz OR NOT EXISTS (SELECT 1 FROM w WHERE w.side = {s} AND NOT "
             f"(g.{nv} @@ w.nq OR {typo_word})))",
             score="0",  # the coverage tier comes after, from the lazily computed score
         )
@@ -265,13 +275,22 @@ def _build(
         )
     )
     keep += "".join(f", x.pre{s}, x.close{s}" for s in range(sides))
+    word = {"nq": "w.nq", "dq": "w.dq", "bq": "w.bq"}
+    if one_word:
+        word = {
+            "nq": p("names0", "::tsquery"),
+            "dq": f"({p('w_d', '::tsquery[]')})[1]",
+            "bq": f"({p('w_b', '::tsquery[]')})[1]",
+        }
+    levels = (
+        f"CASE WHEN x.nv @@ {word['nq']} THEN {ranking.NAMES} "
+        f"WHEN x.sv @@ {word['dq']} THEN {ranking.DEFINITION} "
+        f"WHEN x.sv @@ {word['bq']} THEN {ranking.BODY} ELSE {ranking.ABSENT} END"
+    )
+    levels = f"ARRAY[{levels}]" if one_word else f"ARRAY(SELECT {levels} FROM w)"
     ctes.append(
         f"""f AS MATERIALIZED (
-        SELECT {keep}, CASE WHEN {unnamed} THEN ARRAY(
-                   SELECT CASE WHEN x.nv @@ w.nq THEN {ranking.NAMES}
-                               WHEN x.sv @@ w.dq THEN {ranking.DEFINITION}
-                               WHEN x.sv @@ w.bq THEN {ranking.BODY}
-                               ELSE {ranking.ABSENT} END FROM w) END AS lv
+        SELECT {keep}, CASE WHEN {unnamed} THEN {levels} END AS lv
         FROM (SELECT g.id, {out_cols}, {sort_cols}, g.{nv} AS nv, g.search_vector AS sv,
                      {", ".join(pres)}
               FROM c JOIN {t} g ON g.id = c.id
@@ -295,6 +314,9 @@ def _build(
             f"(SELECT COALESCE(sum(idf.v[w.i] * {weight}) / NULLIF(sum(idf.v[w.i]), 0), 0) "
             f"FROM w WHERE w.side = {s})"
         )
+        if one_word:  # the sums of one row: the row's own values
+            one = ranking.level_weight_sql("f.lv[1]")
+            score = f"COALESCE(idf.v[1] * {one} / NULLIF(idf.v[1], 0), 0)"
         laterals.append(
             f"CROSS JOIN LATERAL (SELECT CASE WHEN f.lv IS NULL THEN 0 ELSE {score} END AS v) sc{s}"
         )
