@@ -287,7 +287,18 @@ def _build(
         f"WHEN x.sv @@ {word['dq']} THEN {ranking.DEFINITION} "
         f"WHEN x.sv @@ {word['bq']} THEN {ranking.BODY} ELSE {ranking.ABSENT} END"
     )
-    levels = f"ARRAY[{levels}]" if one_word else f"ARRAY(SELECT {levels} FROM w)"
+    if one_word:
+        levels = f"ARRAY[{levels}]"
+    else:
+        # Several words test the vector up to twice each; stored out of line (TOAST: a term's
+        # row passes the 2 KB threshold), every test would fetch it again. One copy per
+        # candidate (`|| ''`, in a subquery that `OFFSET 0` keeps from being inlined back
+        # into each test) is read from TOAST once.
+        levels = levels.replace("x.sv", "y.sv")
+        levels = (
+            f"(SELECT ARRAY(SELECT {levels} FROM w) "
+            f"FROM (SELECT x.sv || ''::tsvector AS sv OFFSET 0) y)"
+        )
     ctes.append(
         f"""f AS MATERIALIZED (
         SELECT {keep}, CASE WHEN {unnamed} THEN {levels} END AS lv
