@@ -21,7 +21,11 @@ Candidates come from indexes only (migration 0003), each arm capped (limit + 10 
   trigram word similarity as a fallback when nothing else matched (50 each).
 Then each candidate gets, per query word, the best field it occurs in (`lv`), the words' idf
 from the planner's statistics and the candidates, and a tier from `ranking.TIERS`; the
-coverage score is computed only for candidates in no name tier.
+coverage score is computed only for candidates in no name tier. Per candidate the plan runs
+each test once: the tiers and scores are computed in a subquery and a materialized CTE (not
+inlined into every reference), a single word's tests read the parameters directly (no subplan
+over `w`), and with several words the candidate's search vector (stored out of line: a term's
+row passes the TOAST threshold) is fetched once for all its field tests.
 """
 
 # SQL is composed here from this module's constant fragments and column names only; every value
