@@ -21,7 +21,11 @@ Candidates come from indexes only (migration 0003), each arm capped (limit + 10 
   trigram word similarity as a fallback when nothing else matched (50 each).
 Then each candidate gets, per query word, the best field it occurs in (`lv`), the words' idf
 from the planner's statistics and the candidates, and a tier from `ranking.TIERS`; the
-coverage score is computed only for candidates in no name tier.
+coverage score is computed only for candidates in no name tier. Per candidate the plan runs
+each test once: the tiers and scores are computed in a subquery and a materialized CTE (not
+inlined into every reference), a single word's tests read the parameters directly (no subplan
+over `w`), and with several words the candidate's search vector (stored out of line: a term's
+row passes the TOAST threshold) is fetched once for all its field tests.
 """
 
 # SQL is composed here from this module's constant fragments and column names only; every value
@@ -231,7 +235,15 @@ def _build(
     # First the name tiers of each candidate (cheap tests on its names); then, only for a
     # candidate in none of them, per query word one integer: the best field the word occurs
     # in (ranking levels), from which the coverage score and the words' idf follow.
+    # A single word (most queries) needs no per-word loop: its tests read the parameters
+    # directly instead of a subplan over `w` per candidate (same tests, same arithmetic).
     typo_word = f"COALESCE(g.{table.typos} && w.keys, false)" if table.typos else "false"
+    if one_word:
+        typo_word = (
+            f"COALESCE(g.{table.typos} && {p('typo', '::text[]')}, false)"
+            if table.typos
+            else "false"
+        )
     out_cols = ", ".join(f"g.{col}" for col in table.output)
     sort_cols = ", ".join(f"g.{col.split()[0]}" for col in table.sort if col.split()[0] != "id")
     pres = []
@@ -244,7 +256,9 @@ def _build(
             prefix=f"(g.{table.name} LIKE {p(f'like{s}')}"
             + (f" OR g.{table.synonyms} LIKE {p(f'synlike{s}')})" if table.synonyms else ")"),
             names=f"g.{nv} @@ {p(f'names{s}', '::tsquery')}",
-            fuzzy=f"(c.fz OR NOT EXISTS (SELECT 1 FROM w WHERE w.side = {s} AND NOT "
+            fuzzy=f"(c.fz OR g.{nv} @@ {p('names0', '::tsquery')} OR {typo_word})"
+            if one_word
+            else f"(c.fz OR NOT EXISTS (SELECT 1 FROM w WHERE w.side = {s} AND NOT "
             f"(g.{nv} @@ w.nq OR {typo_word})))",
             score="0",  # the coverage tier comes after, from the lazily computed score
         )
@@ -253,6 +267,9 @@ def _build(
         )
     unnamed = " AND ".join(f"x.pre{s} = 0" for s in range(sides))
     # The tsvectors are read here only: materialized rows without them are a fraction as wide.
+    # `OFFSET 0` keeps the inner select a subquery: flattened, PostgreSQL copied each side's
+    # tier `CASE` (its NOT EXISTS subplan too) into every reference to `pre{s}` and ran it
+    # twice per candidate.
     keep = ", ".join(
         f"x.{col}"
         for col in (
@@ -262,17 +279,37 @@ def _build(
         )
     )
     keep += "".join(f", x.pre{s}, x.close{s}" for s in range(sides))
+    word = {"nq": "w.nq", "dq": "w.dq", "bq": "w.bq"}
+    if one_word:
+        word = {
+            "nq": p("names0", "::tsquery"),
+            "dq": f"({p('w_d', '::tsquery[]')})[1]",
+            "bq": f"({p('w_b', '::tsquery[]')})[1]",
+        }
+    levels = (
+        f"CASE WHEN x.nv @@ {word['nq']} THEN {ranking.NAMES} "
+        f"WHEN x.sv @@ {word['dq']} THEN {ranking.DEFINITION} "
+        f"WHEN x.sv @@ {word['bq']} THEN {ranking.BODY} ELSE {ranking.ABSENT} END"
+    )
+    if one_word:
+        levels = f"ARRAY[{levels}]"
+    else:
+        # Several words test the vector up to twice each; stored out of line (TOAST: a term's
+        # row passes the 2 KB threshold), every test would fetch it again. One copy per
+        # candidate (`|| ''`, in a subquery that `OFFSET 0` keeps from being inlined back
+        # into each test) is read from TOAST once.
+        levels = levels.replace("x.sv", "y.sv")
+        levels = (
+            f"(SELECT ARRAY(SELECT {levels} FROM w) "
+            f"FROM (SELECT x.sv || ''::tsvector AS sv OFFSET 0) y)"
+        )
     ctes.append(
         f"""f AS MATERIALIZED (
-        SELECT {keep}, CASE WHEN {unnamed} THEN ARRAY(
-                   SELECT CASE WHEN x.nv @@ w.nq THEN {ranking.NAMES}
-                               WHEN x.sv @@ w.dq THEN {ranking.DEFINITION}
-                               WHEN x.sv @@ w.bq THEN {ranking.BODY}
-                               ELSE {ranking.ABSENT} END FROM w) END AS lv
+        SELECT {keep}, CASE WHEN {unnamed} THEN {levels} END AS lv
         FROM (SELECT g.id, {out_cols}, {sort_cols}, g.{nv} AS nv, g.search_vector AS sv,
                      {", ".join(pres)}
               FROM c JOIN {t} g ON g.id = c.id
-              WHERE {_visibility(table, p, alias="g")}) x)"""
+              WHERE {_visibility(table, p, alias="g")} OFFSET 0) x)"""
     )
     level = "f.lv[w.i]"
     idf = ranking.IDF_SQL.format(n="d.nn", df="d.df")
@@ -292,13 +329,18 @@ def _build(
             f"(SELECT COALESCE(sum(idf.v[w.i] * {weight}) / NULLIF(sum(idf.v[w.i]), 0), 0) "
             f"FROM w WHERE w.side = {s})"
         )
+        if one_word:  # the sums of one row: the row's own values
+            one = ranking.level_weight_sql("f.lv[1]")
+            score = f"COALESCE(idf.v[1] * {one} / NULLIF(idf.v[1], 0), 0)"
         laterals.append(
             f"CROSS JOIN LATERAL (SELECT CASE WHEN f.lv IS NULL THEN 0 ELSE {score} END AS v) sc{s}"
         )
         coverage = ranking.coverage_case(f"sc{s}.v")
         cols.append(f"sc{s}.v AS score{s}, GREATEST(f.pre{s}, {coverage}) AS tier{s}")
+    # Materialized for the same reason: inlined, each side's score subplan ran once per use
+    # (the tier, the filter, the sort key: three times per candidate).
     ctes.append(
-        f"r AS (SELECT f.id, {', '.join(f'f.{c}' for c in table.output)}, "
+        f"r AS MATERIALIZED (SELECT f.id, {', '.join(f'f.{c}' for c in table.output)}, "
         f"{', '.join(f'f.{c.split()[0]}' for c in table.sort if c.split()[0] != 'id')}, "
         f"{', '.join(f'f.close{s}' for s in range(sides))}, f.lv, {', '.join(cols)} "
         f"FROM f CROSS JOIN idf {' '.join(laterals)})"

@@ -470,6 +470,33 @@ def test_postgres_statement_text_is_fixed_and_cached_by_psycopg(glossary):
 
 
 @pytest.mark.postgres
+@pytest.mark.parametrize(
+    "query",
+    ["agent", "agnet", "serwerów", "mcp", "zdarzeń", "programy", "http", "kontekstu", "qxqx"],
+)
+def test_postgres_one_word_shape_ranks_as_the_general_statement(glossary, query):
+    """The one-word statement (its tests read the parameters, no subplan per candidate) is
+    only a faster text of the general one-sided statement: for a single word both return the
+    same rows, scores and levels, for terms and for articles."""
+    from django.utils import timezone
+
+    from glossary.search import postgres
+    from glossary.search.query import Query
+
+    make_article("Agent i serwer MCP", lead="Jak agent łączy się z serwerem.", body="Zdarzenia.")
+    q, now = Query(query), timezone.now()
+    assert len(q.words) == 1
+    for table in (postgres.TERMS, postgres.ARTICLES):
+        found = []
+        for shape in ("word", 1):
+            sql, params = postgres._statement(table, shape)
+            with connection.cursor() as cursor:
+                cursor.execute(sql, params.fill(postgres._values(table, q, 10, now)))
+                found.append(cursor.fetchall())
+        assert found[0] == found[1], (table.table, query)
+
+
+@pytest.mark.postgres
 def test_postgres_short_article_query_reads_the_title_index():
     """One or two letters search article titles by a C-collation btree range (migration
     0005), not a scan of the table."""
