@@ -114,31 +114,38 @@ class IndexView(TemplateView):
         )
 
 
-# Rendered term pages as everyone but staff sees them, keyed by (content state, slug).
+# Rendered term and article pages as everyone but staff sees them, keyed by (content state,
+# slug).
 TERM_PAGES = LRU(1000)
+ARTICLE_PAGES = LRU(1000)
 
 
-def term_view(request, slug: str):
-    """A term page. Readers get it from `TERM_PAGES` when the content has not changed since
-    it was rendered (1 query: the content state), else rendered (3 queries), and a
-    conditional GET whose ETag matches a cached page is a 304 with no rendering. The ETag
-    is a hash of the page itself (as `conditional_page` makes it), so a deploy that changes
-    templates changes it too. Staff, who may see drafts, always get a fresh render."""
-    if request.user.is_staff:
-        return _staff_term_view(request, slug)
+def _reader_page(request, pages: LRU, slug: str, render_page):
+    """A reader's page from `pages` when the content has not changed since it was rendered
+    (1 query: the content state), else rendered by `render_page` and kept; a conditional GET
+    whose ETag matches is a 304 with no rendering. The ETag is a hash of the page itself (as
+    `conditional_page` makes it), so a deploy that changes templates changes it too."""
     state = selectors.content_state()
     key = None if state is None else (state, slug)
-    page = TERM_PAGES.get(key) if key else None
+    page = pages.get(key) if key else None
     if page is not None:
         etag, content = page
         response = HttpResponse(content)
         response["ETag"] = etag
     else:
-        response = _term_page(request, slug)
+        response = render_page(request, slug)
         set_response_etag(response)
         if key:
-            TERM_PAGES.put(key, (response["ETag"], response.content))
+            pages.put(key, (response["ETag"], response.content))
     return get_conditional_response(request, etag=response["ETag"], response=response)
+
+
+def term_view(request, slug: str):
+    """A term page: readers get it through `_reader_page` (1 query when cached, 1 + 1 when
+    rendered). Staff, who may see drafts, always get a fresh render."""
+    if request.user.is_staff:
+        return _staff_term_view(request, slug)
+    return _reader_page(request, TERM_PAGES, slug, _term_page)
 
 
 @conditional_page  # ETag from the rendered page: also changes when related entries change
@@ -185,8 +192,21 @@ class ArticleListView(ListView):
         return context
 
 
-@conditional_page
 def article_view(request, slug: str):
+    """An article page: readers get it through `_reader_page` (1 query when cached, 1 + 1
+    when rendered; a 304 rendered the whole page before, bench/mcp.py). Staff always get a
+    fresh render."""
+    if request.user.is_staff:
+        return _staff_article_view(request, slug)
+    return _reader_page(request, ARTICLE_PAGES, slug, _article_page)
+
+
+@conditional_page
+def _staff_article_view(request, slug: str):
+    return _article_page(request, slug)
+
+
+def _article_page(request, slug: str):
     """An article with its glossary terms, series neighbours and schema.org JSON-LD (1 query)."""
     detail = selectors.article_detail(slug=slug, include_drafts=request.user.is_staff)
     if detail is None:

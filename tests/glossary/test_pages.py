@@ -521,7 +521,8 @@ PAGES = [
     # The content-state read of the term page cache, then the page's own 1 (views.term_view).
     ("term", lambda w: w["api"].get_absolute_url(), 1 + 1),
     ("articles", lambda w: reverse("glossary:articles"), 2),
-    ("article", lambda w: w["article"].get_absolute_url(), 1),
+    # The content-state read of the article page cache, then the page's own 1.
+    ("article", lambda w: w["article"].get_absolute_url(), 1 + 1),
     ("search", lambda w: reverse("glossary:search") + "?q=interf", 2),
     ("search-suggest", lambda w: reverse("glossary:search") + "?q=pamiecc+kwiatowa", 3),
     ("search-exact", lambda w: reverse("glossary:search") + "?q=api", 2),
