@@ -133,8 +133,7 @@ class CompiledList:
                 _COMPILED[key] = prepared
         rows = prepared(offset=start, **real)
         if rows and isinstance(rows[0], dict):
-            meta = view.model._meta
-            return [Row(meta, values) for values in rows]
+            return [view.row_of(values) for values in rows]
         return rows
 
     @staticmethod
@@ -155,7 +154,8 @@ class CompiledList:
             if deferred:  # the page's ids from a narrow select, then their rows
                 page = queryset.filter(pk__in=queryset.values("pk")[offset : offset + size])
             if row_fields:  # plain rows: what the serializer reads, no model instances
-                page = page.values(*row_fields)
+                page, columns = bare.with_links(page, now)
+                page = page.values(*row_fields, *columns)
             return page if deferred else page[offset : offset + size]
 
         return build
@@ -197,6 +197,8 @@ class RankedList:
             "page": 1,
             "per_page": len(ids),
         }
+        if listing.get("_embed"):  # the rows' links are read as `_embed` needs them
+            view.params["_embed"] = listing["_embed"]
         try:
             rows = CompiledList(view)[0 : len(ids)]
         finally:
@@ -210,6 +212,8 @@ class Row:
     the read serializers and the ETag of an entry use (`pk`, `_meta`, the field names).
     Why: instantiating the model (its __init__ and the post_init receivers) was a fifth of
     a page's CPU (cProfile), for objects that are only read once into JSON."""
+
+    links = None  # what the statement read of the row's links, when it did (api/views.py)
 
     def __init__(self, meta, values: dict) -> None:
         self.__dict__.update(values)

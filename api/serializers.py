@@ -189,10 +189,10 @@ class TermSerializer(EntryReadSerializer):
         term_links = self._context["links"].get(term.pk)
         data = self.common(term, title=term.name, excerpt=term.short_definition)
         data["synonyms"] = list(term.synonyms)
-        data["categories"] = [link.id for link in term_links.categories] if term_links else []
+        data["categories"] = term_links.ids("categories") if term_links else []
         drafts = self._context.get("related_ids", {}).get(term.pk)
         data["related"] = (
-            drafts if drafts is not None else [link.id for link in term_links.related]
+            drafts if drafts is not None else term_links.ids("related")
         ) if term_links else []  # fmt: skip
         return self.finish(data, term_links)
 
@@ -218,7 +218,7 @@ class ArticleSerializer(EntryReadSerializer):
         data["author"] = article.author_id
         drafts = self._context.get("term_ids", {}).get(article.pk)
         data["terms"] = (
-            drafts if drafts is not None else [link.id for link in article_links.terms]
+            drafts if drafts is not None else article_links.ids("terms")
         ) if article_links else []  # fmt: skip
         data["series"] = article.series_id
         data["series_order"] = article.series_order
