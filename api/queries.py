@@ -143,7 +143,7 @@ class CompiledList:
         template = dict(params)
         row_fields = getattr(view_class, "ROW_FIELDS", ())
 
-        deferred = size > 1 and not any(params.get(name) for name in NARROW)
+        deferred = not any(params.get(name) for name in NARROW)
 
         def build(*, now, offset, **values):
             bare = view_class()
