@@ -62,7 +62,7 @@ from .params import (
     validate_query,
 )
 from .permissions import can_edit, can_see_drafts
-from .queries import CompiledList, RankedList, Row
+from .queries import CompiledList, RankedList, Row, WalkedList
 from .serializers import (
     ArticleSerializer,
     ArticleWriteSerializer,
@@ -239,7 +239,7 @@ class ContentViewSet(RestMixin, viewsets.GenericViewSet):
             if ranked is not None and RankedList.applies(self.params):
                 rows = self.paginate_queryset(RankedList(self, ranked))
             else:
-                rows = self.paginate_queryset(CompiledList(self))
+                rows = self.paginate_queryset(WalkedList.of(self) or CompiledList(self))
         else:
             rows = self.paginate_queryset(self.filter_queryset(self.get_queryset()))
         data = self.shape(self.represent(rows))
