@@ -13,6 +13,7 @@ the services in glossary/services.py.
 """
 
 from datetime import UTC
+from functools import cache
 from html import escape
 
 from django.utils import timezone
@@ -35,10 +36,10 @@ def wp_dates(value, tz=None) -> tuple[str, str]:
     """WordPress's `date` (site time, no offset) and `date_gmt` (UTC, no offset). `tz`: the
     current time zone, when the caller has it already (a list asks for it once, not twice a
     row)."""
-    local = value.astimezone(tz or timezone.get_current_timezone())
-    local = local.replace(microsecond=0, tzinfo=None)
-    gmt = value.astimezone(UTC).replace(microsecond=0, tzinfo=None)
-    return local.isoformat(), gmt.isoformat()  # isoformat pads years below 1000, strftime not
+    # isoformat pads years below 1000 (strftime does not), so "YYYY-MM-DDTHH:MM:SS" is always
+    # the first 19 characters, the offset after them; "seconds" drops the microseconds.
+    local = value.astimezone(tz or timezone.get_current_timezone()).isoformat(timespec="seconds")
+    return local[:19], value.astimezone(UTC).isoformat(timespec="seconds")[:19]
 
 
 def wp_status(entry, now) -> str:
@@ -113,15 +114,23 @@ class ReadSerializer(serializers.Serializer):
     def ctx(self) -> str:
         return self._context.get("context", "view")
 
+    @classmethod
+    @cache
+    def hidden(cls, ctx: str) -> tuple[str, ...]:
+        """The fields `CONTEXTS` leaves out of `ctx` (none of what `view` builds)."""
+        return tuple(name for name, shown in cls.CONTEXTS.items() if ctx not in shown)
+
     def finish(self, data: dict, instance_links) -> dict:
-        ctx = self.ctx
-        out = {k: v for k, v in data.items() if ctx in self.CONTEXTS.get(k, ALL)}
-        out["_links"] = links.entry_links(self.kind, data["id"])
-        if self.wanted and instance_links is not None:
+        """`data` (a dict built for this object alone) as the answer: the fields of the
+        context, `_links`, and `_embedded` when asked for."""
+        for name in self.hidden(self.ctx):
+            data.pop(name, None)
+        data["_links"] = links.entry_links(self.kind, data["id"])
+        if instance_links is not None and self._context.get("embed"):
             embedded = links.embedded(self.kind, instance_links, self.wanted)
             if embedded:
-                out["_embedded"] = embedded
-        return out
+                data["_embedded"] = embedded
+        return data
 
 
 class EntryReadSerializer(ReadSerializer):
@@ -189,10 +198,10 @@ class TermSerializer(EntryReadSerializer):
         term_links = self._context["links"].get(term.pk)
         data = self.common(term, title=term.name, excerpt=term.short_definition)
         data["synonyms"] = list(term.synonyms)
-        data["categories"] = [link.id for link in term_links.categories] if term_links else []
+        data["categories"] = term_links.ids("categories") if term_links else []
         drafts = self._context.get("related_ids", {}).get(term.pk)
         data["related"] = (
-            drafts if drafts is not None else [link.id for link in term_links.related]
+            drafts if drafts is not None else term_links.ids("related")
         ) if term_links else []  # fmt: skip
         return self.finish(data, term_links)
 
@@ -218,7 +227,7 @@ class ArticleSerializer(EntryReadSerializer):
         data["author"] = article.author_id
         drafts = self._context.get("term_ids", {}).get(article.pk)
         data["terms"] = (
-            drafts if drafts is not None else [link.id for link in article_links.terms]
+            drafts if drafts is not None else article_links.ids("terms")
         ) if article_links else []  # fmt: skip
         data["series"] = article.series_id
         data["series_order"] = article.series_order

@@ -62,7 +62,7 @@ from .params import (
     validate_query,
 )
 from .permissions import can_edit, can_see_drafts
-from .queries import CompiledList, RankedList, Row
+from .queries import CompiledList, RankedList, Row, WalkedList
 from .serializers import (
     ArticleSerializer,
     ArticleWriteSerializer,
@@ -239,7 +239,7 @@ class ContentViewSet(RestMixin, viewsets.GenericViewSet):
             if ranked is not None and RankedList.applies(self.params):
                 rows = self.paginate_queryset(RankedList(self, ranked))
             else:
-                rows = self.paginate_queryset(CompiledList(self))
+                rows = self.paginate_queryset(WalkedList.of(self) or CompiledList(self))
         else:
             rows = self.paginate_queryset(self.filter_queryset(self.get_queryset()))
         data = self.shape(self.represent(rows))
@@ -284,6 +284,14 @@ class ContentViewSet(RestMixin, viewsets.GenericViewSet):
             "embed": self.params.get("_embed"),
             **extra,
         }
+
+    def with_links(self, queryset, now):
+        """Readers' compiled reads (api/queries.py): `queryset` with whatever columns of
+        the rows' links the statement reads too, and their names (none here)."""
+        return queryset, ()
+
+    def row_of(self, values: dict) -> Row:
+        return Row(self.model._meta, values)
 
     def represent(self, rows, **extra) -> list[dict]:
         context = self.serializer_context(**extra)
@@ -362,10 +370,29 @@ class EntryViewSet(ContentViewSet):
         heavy = {"body"} if self.params.get("context") != "edit" else set()
         return queryset.defer(*self.DEFERRED, *heavy)
 
+    def with_links(self, queryset, now):
+        """A readers' list reads its rows' links in the same statement: all of them for
+        `_embed`, else only the ids a row shows (`selectors.with_entry_links`)."""
+        full = bool(self.params.get("_embed"))
+        return (
+            selectors.with_entry_links(queryset, model=self.model, now=now, full=full),
+            selectors.link_columns(self.model, full=full),
+        )
+
+    def row_of(self, values: dict) -> Row:
+        full = bool(self.params.get("_embed"))
+        links = selectors.links_from_row(values, model=self.model, full=full)
+        row = Row(self.model._meta, values)
+        row.links = links
+        return row
+
     def represent(self, rows, **extra) -> list[dict]:
         if "links" not in extra:
-            drafts = self.params.get("context") == "edit"
-            extra["links"] = self.links_for([row.pk for row in rows], drafts)
+            if rows and all(getattr(row, "links", None) is not None for row in rows):
+                extra["links"] = {row.pk: row.links for row in rows}
+            else:
+                drafts = self.params.get("context") == "edit"
+                extra["links"] = self.links_for([row.pk for row in rows], drafts)
         return super().represent(rows, **extra)
 
     # --- writes ---

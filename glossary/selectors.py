@@ -21,6 +21,7 @@ from django.db.models import (
     JSONField,
     OuterRef,
     Subquery,
+    TextField,
     Value,
 )
 from django.db.models.functions import Cast
@@ -121,16 +122,24 @@ class _JSONRows(Func):
         )
 
 
-def _attached(values) -> Subquery:
-    """A `_link_values` QuerySet correlated to the outer row, as one JSON column."""
-    rows = _JSONRows(F("id"), F("slug"), F("_title"), F("_summary"), F("_sort"))
-    return Subquery(values.annotate(_rows=rows).values("_rows"), output_field=_RowsField())
+LINK_COLUMNS = ("id", "slug", "_title", "_summary", "_sort")
 
 
-def _with_links(queryset, parts: dict):
+def _attached(values, columns=LINK_COLUMNS, output_field=None) -> Subquery:
+    """A `_link_values` QuerySet correlated to the outer row, as one JSON column of its
+    `columns` (`output_field`: by default the rows decoded by orjson; TextField, the JSON
+    text)."""
+    output_field = output_field or _RowsField()
+    rows = _JSONRows(*(F(name) for name in columns), output_field=output_field)
+    return Subquery(values.annotate(_rows=rows).values("_rows"), output_field=output_field)
+
+
+def _with_links(queryset, parts: dict, columns=LINK_COLUMNS, output_field=None):
     """`queryset` with one JSON column per kind of attached entry (`parts`: kind ->
     `_link_values` QuerySet of that kind filtered on `OuterRef("pk")`)."""
-    return queryset.annotate(**{f"_links_{name}": _attached(qs) for name, qs in parts.items()})
+    return queryset.annotate(
+        **{f"_links_{name}": _attached(qs, columns, output_field) for name, qs in parts.items()}
+    )
 
 
 def _links_of(entry, names) -> dict[str, list[Link]]:
@@ -460,6 +469,10 @@ class EntryLinks:
     terms: list[Link] = field(default_factory=list)
     series: list[Link] = field(default_factory=list)
 
+    def ids(self, bucket: str) -> list[int]:
+        """The ids of one kind of link (what a row shows of them: `EntryIds`)."""
+        return [link.id for link in getattr(self, bucket)]
+
 
 def _through_links(qs, kind: str, *, source: str, target: str, title: str, summary, sort):
     return (
@@ -605,6 +618,75 @@ _ENTRY_BUCKETS = {
     Term: (_term_entry_parts, {"category": "categories", "term": "related", "article": "articles"}),
     Article: (_article_entry_parts, {"term": "terms", "series": "series"}),
 }
+# What a row shows of its links without `_embed` (the ids of these kinds only: a term's
+# articles and an article's series appear in `_embedded` alone).
+_ID_BUCKETS = {
+    Term: {"category": "categories", "term": "related"},
+    Article: {"term": "terms"},
+}
+ID_COLUMNS = ("id", "_sort")
+
+
+@dataclass
+class EntryIds:
+    """The ids an entry of a list shows without `_embed` (`EntryLinks.ids` of the same
+    entry: same entries, same order), read without titles and summaries."""
+
+    categories: list[int] = field(default_factory=list)
+    related: list[int] = field(default_factory=list)
+    terms: list[int] = field(default_factory=list)
+
+    def ids(self, bucket: str) -> list[int]:
+        return getattr(self, bucket)
+
+
+def with_entry_links(queryset, *, model: type[Term | Article], now: datetime, full: bool):
+    """`queryset` (readers' rows of `model`) with each row's published links as JSON
+    columns, from the correlated subqueries of the detail reads: everything `term_links`/
+    `article_links` give (`full`, for `_embed`) or only the ids a row shows (`EntryIds`).
+    Why: a list read its rows, then the links UNION; each statement cost ~225 µs of client
+    CPU, and the UNION's titles and summaries are read for nothing when nothing is embedded.
+    `links_from_row` takes the columns back out of a row's values."""
+    parts_of, _buckets = _ENTRY_BUCKETS[model]
+    parts = parts_of(pk=OuterRef("pk"), now=now)
+    # The JSON comes as text, decoded by orjson in `links_from_row` (Django's JSONField
+    # decodes with the json module: a third of converting a page's rows).
+    if full:
+        return _with_links(queryset, parts, output_field=TextField())
+    wanted = {name: parts[name] for name in _ID_BUCKETS[model]}
+    return _with_links(queryset, wanted, ID_COLUMNS, TextField())
+
+
+def link_columns(model: type[Term | Article], *, full: bool) -> tuple[str, ...]:
+    """The names of the columns `with_entry_links` adds."""
+    names = _ENTRY_BUCKETS[model][1] if full else _ID_BUCKETS[model]
+    return tuple(f"_links_{name}" for name in names)
+
+
+def links_from_row(
+    values: dict, *, model: type[Term | Article], full: bool
+) -> EntryLinks | EntryIds:
+    """Pops `with_entry_links`'s columns from `values`: the links in `_group`'s order (the
+    sort column, then the linked id; articles newest first)."""
+    if not full:
+        ids = EntryIds()
+        for name, bucket in _ID_BUCKETS[model].items():
+            items = sorted(_decoded(values.pop(f"_links_{name}")), key=lambda r: (r[1], r[0]))
+            setattr(ids, bucket, [row[0] for row in items])
+        return ids
+    links = EntryLinks()
+    for name, bucket in _ENTRY_BUCKETS[model][1].items():
+        items = sorted(_decoded(values.pop(f"_links_{name}")), key=lambda r: (r[4], r[0]))
+        getattr(links, bucket).extend(Link(name, *row) for row in items)
+    links.articles.reverse()  # newest first, as on the term page
+    return links
+
+
+def _decoded(text: str | None) -> list:
+    # NULL: no rows on PostgreSQL (JSONB_AGG of nothing); SQLite's array is "[]".
+    return orjson.loads(text) if text else []
+
+
 # entry_with_links's statement per (model, fields): compiled once (glossary/prepared.py).
 _ENTRY_ROWS: dict[tuple, Prepared] = {}
 
@@ -614,17 +696,16 @@ def entry_with_links(
 ) -> tuple[dict, EntryLinks] | None:
     """A published term or article `pk` as a dict of `fields`, with its links as
     `term_links`/`article_links` give them to readers (same entries, same order), in one
-    statement: the row with one JSON column per kind of link (`_with_links`), compiled once
-    per (model, fields). Why: the REST detail read the row, then the links UNION; each
+    statement: the row with one JSON column per kind of link (`with_entry_links`), compiled
+    once per (model, fields). Why: the REST detail read the row, then the links UNION; each
     statement cost ~225 µs of client CPU (term_detail, docs/benchmarks.md)."""
-    parts_of, buckets = _ENTRY_BUCKETS[model]
     prepared = _ENTRY_ROWS.get((model, fields))
     if prepared is None:
-        columns = [f"_links_{name}" for name in buckets]
+        columns = link_columns(model, full=True)
 
         def build(*, now, pk):
             queryset = model.objects.published(now=now).filter(pk=pk).order_by()
-            return _with_links(queryset, parts_of(pk=OuterRef("pk"), now=now)).values(
+            return with_entry_links(queryset, model=model, now=now, full=True).values(
                 *fields, *columns
             )
 
@@ -633,13 +714,7 @@ def entry_with_links(
     if not rows:
         return None
     values = rows[0]
-    links = EntryLinks()
-    for name, bucket in buckets.items():
-        # Sorted as `_group` sorts (by the sort column, then the linked id).
-        items = sorted(values.pop(f"_links_{name}") or [], key=lambda r: (r[4], r[0]))
-        getattr(links, bucket).extend(Link(name, *row) for row in items)
-    links.articles.reverse()  # newest first, as on the term page
-    return values, links
+    return values, links_from_row(values, model=model, full=True)
 
 
 # --- Whole texts for agents (/llms-full.txt: glossary/llms.py) -----------------------------

@@ -392,3 +392,39 @@ def test_entry_with_links_is_one_compiled_statement(model, fields, django_assert
     compiled = selectors._ENTRY_ROWS[model, fields].compiled_for(connections[DEFAULT_DB_ALIAS])
     assert compiled is not None, "entry_with_links fell back to evaluating its QuerySet"
     assert {"now", "pk"} <= {role for role, _value in compiled[1]}
+
+
+@pytest.mark.parametrize("full", [True, False])
+def test_rows_with_links_match_the_links_reads(full):
+    """A page of rows read with their links (`with_entry_links`, as a REST list reads them)
+    gives each row what `term_links`/`article_links` give readers: all of it for `_embed`
+    (`full`), else the same ids in the same order (`EntryIds`); the columns leave the row."""
+    from glossary.models import Article
+
+    term = make_term("Serwer")
+    term.categories.add(make_category("Sieci"), make_category("Architektura"))
+    term.related.add(make_term("Klient"), make_term("Agent"), make_draft_term("Szkic"))
+    make_article(title="Pierwszy", terms=[term, make_draft_term("Ukryte")])
+    make_article(title="Drugi", terms=[term])
+    now = timezone.now()
+    for model, fields, links_of in (
+        (Term, TERM_ROW, selectors.term_links),
+        (Article, ARTICLE_ROW, selectors.article_links),
+    ):
+        rows = model.objects.published(now=now).order_by("id")
+        read = selectors.with_entry_links(rows, model=model, now=now, full=full).values(
+            *fields, *selectors.link_columns(model, full=full)
+        )
+        pks = list(rows.values_list("pk", flat=True))
+        expected = links_of(pks=pks)
+        for values in read:
+            links = selectors.links_from_row(values, model=model, full=full)
+            assert values == model.objects.filter(pk=values["id"]).values(*fields).get()
+            if full:
+                assert links == expected[values["id"]]
+            else:
+                for bucket in ("categories", "related") if model is Term else ("terms",):
+                    assert links.ids(bucket) == expected[values["id"]].ids(bucket)
+    assert selectors.term_links(pks=[term.pk])[term.pk].ids("related") == [
+        t.pk for t in Term.objects.filter(name__in=["Agent", "Klient"]).order_by("sort_key")
+    ]
