@@ -69,11 +69,11 @@ def as_bytes(response):
     """A response whose body is already in memory, as a one-item list; streams unchanged.
 
     Why: granian sends a list's bytes in one call, but walks any other iterable from its own
-    runtime, taking the GIL back for each step and for `close()`; measured under wrk on a cold
-    MCP `get_term` (bench/mcp.py), the HttpResponse iterator cost ~0.4 ms of server CPU per
-    request (2.1 → 1.7 ms) and most of the req/s lost to thread hand-offs. `close()` is what
-    the server would have called after the last chunk: it sends `request_finished`, now just
-    before the bytes go out instead of just after.
+    runtime: a bounded channel fed chunk by chunk, the GIL released and taken back per chunk,
+    and `close()` called from its side. With the other wave-6 changes a cold MCP `get_term`
+    went from 1.71 to 1.49 ms of server CPU under wrk (docs/benchmarks.md, "Before and after
+    wave 6"). `close()` is what the server would have called after the last chunk: it sends
+    `request_finished`, now just before the bytes go out instead of just after.
     """
     if not isinstance(response, HttpResponseBase) or response.streaming:
         return response
