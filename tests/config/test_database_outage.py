@@ -27,8 +27,11 @@ DOWN = {
 
 @pytest.fixture(params=sorted(DOWN))
 def database_down(request):
-    """Every query of the default database fails the way an outage makes it fail."""
-    with mock.patch.object(connections["default"], "cursor", side_effect=DOWN[request.param]):
+    """Every query of the default database fails the way an outage makes it fail: at
+    `ensure_connection`, which every path to the driver passes (`connection.cursor()` and
+    the prepared reads' kept cursor, glossary/prepared.py)."""
+    default = connections["default"]
+    with mock.patch.object(default, "ensure_connection", side_effect=DOWN[request.param]):
         yield
 
 
