@@ -28,7 +28,6 @@ import orjson
 from django.conf import settings
 from django.db import connection
 
-from glossary.importing import copy_rows
 from glossary.search import normalize_query
 from mcp_endpoint.core import protocol as p
 
@@ -205,6 +204,10 @@ class Recorder:
 def insert_rows(rows: list[tuple]) -> None:
     """Lookup rows as tuples in `COLUMNS` order, in one statement."""
     if connection.vendor == "postgresql":
+        # Imported here: the import module (process pools, the parsers) is not worth loading
+        # into every server process at start-up for one helper the flush thread uses.
+        from glossary.importing import copy_rows
+
         # COPY: the rows go through psycopg's C encoder as they are. bulk_create built a model
         # per row and dumped every column as an array (Django 5.2 inserts by UNNEST): ~10% of
         # the server's CPU per distinct MCP call, under the flush thread (bench/mcp.py).

@@ -85,6 +85,14 @@ def _rebuild(params: dict, values: dict) -> dict:
     return out
 
 
+def list_key(view, state) -> tuple:
+    """What identifies a list whatever its page: the route, the content state, the reader
+    (what an editor may count is never what an anonymous list shows) and the parameters but
+    the page's own."""
+    shape = sorted((k, _hashable(v)) for k, v in view.params.items() if k not in PAGE_PARAMS)
+    return (type(view), state, view.user_key(), *shape)
+
+
 class CompiledList:
     """What the paginator slices and counts for a readers' list: `rows[start:stop]` runs the
     compiled statement of this shape, `count()` the ORM's COUNT."""
@@ -103,8 +111,7 @@ class CompiledList:
         state = getattr(view, "content_state", None)
         if state is None:
             return self.queryset().count()
-        shape = sorted((k, _hashable(v)) for k, v in view.params.items() if k not in PAGE_PARAMS)
-        key = (type(view), state, view.user_key(), *shape)
+        key = list_key(view, state)
         total = _COUNTS.get(key)
         if total is None:
             total = self.queryset().count()
@@ -218,8 +225,7 @@ class WalkedList:
         params, state = view.params, getattr(view, "content_state", None)
         if state is None or not set(params) <= WALKED_ONLY:
             return None
-        shape = sorted((k, _hashable(v)) for k, v in params.items() if k not in PAGE_PARAMS)
-        key = (type(view), state, view.user_key(), *shape)
+        key = list_key(view, state)
         ids = _WALKED.get(key)
         return None if ids is False else cls(view, key, ids)
 

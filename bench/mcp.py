@@ -36,7 +36,6 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from urllib.parse import urlsplit, urlunsplit
 
 ROOT = Path(__file__).resolve().parent.parent
 # Run as a script, this directory comes first on sys.path, where bench/mcp.py would shadow the
@@ -44,6 +43,8 @@ ROOT = Path(__file__).resolve().parent.parent
 _here = Path(__file__).resolve().parent
 sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != _here]
 sys.path.insert(0, str(ROOT))
+
+from bench.throwaway import database  # noqa: E402  (after the path fix)
 
 MCP_PATH = "/wp-json/webflux/v1/mcp"
 REF_PATH = "/mcp"
@@ -96,23 +97,6 @@ def ensure_wrk() -> str:
     if not path:
         sys.exit("wrk is required: sudo apt-get install -y wrk")
     return path
-
-
-def create_database(base_url: str, name: str, reuse: bool = False) -> tuple[str, bool]:
-    """The URL of a fresh database `name` (or of the existing one when `reuse`), and whether
-    it already existed."""
-    import psycopg
-
-    parts = urlsplit(base_url)
-    admin = urlunsplit(parts._replace(path="/postgres"))
-    with psycopg.connect(admin, autocommit=True) as conn:
-        exists = bool(
-            conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", (name,)).fetchone()
-        )
-        if not (reuse and exists):
-            conn.execute(f'DROP DATABASE IF EXISTS "{name}"')
-            conn.execute(f'CREATE DATABASE "{name}"')
-    return urlunsplit(parts._replace(path="/" + name)), reuse and exists
 
 
 def setup_django(database_url: str) -> None:
@@ -944,7 +928,7 @@ def main() -> None:
     if hasattr(os, "sched_setaffinity"):
         os.sched_setaffinity(0, {int(LOAD_CPU)})
     wrk = ensure_wrk()
-    database_url, reused = create_database(
+    database_url, reused = database(
         os.environ["DATABASE_URL"], "slownik_bench", reuse=args.reuse_db
     )
     tmp = Path(tempfile.mkdtemp(prefix="bench-mcp-"))

@@ -37,6 +37,7 @@ sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != _here]
 sys.path.insert(0, str(ROOT))
 
 from bench import mcp as machinery  # noqa: E402  (after the path fix)
+from bench.throwaway import database  # noqa: E402
 
 API = "/wp-json/webflux/v1"
 REFERENCE = "MCP get_term (legacy)"
@@ -115,7 +116,7 @@ def main() -> None:
     if hasattr(os, "sched_setaffinity"):
         os.sched_setaffinity(0, {int(machinery.LOAD_CPU)})
     wrk = machinery.ensure_wrk()
-    database_url, reused = machinery.create_database(
+    database_url, reused = database(
         os.environ["DATABASE_URL"], "slownik_bench_rest", reuse=args.reuse_db
     )
     tmp = Path(tempfile.mkdtemp(prefix="bench-rest-"))

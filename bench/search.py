@@ -31,12 +31,13 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from urllib.parse import urlsplit, urlunsplit
 
 ROOT = Path(__file__).resolve().parent.parent
 _here = Path(__file__).resolve().parent
 sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != _here]
 sys.path.insert(0, str(ROOT))
+
+from bench.throwaway import database  # noqa: E402  (after the path fix)
 
 DOC = ROOT / "docs" / "benchmarks.md"
 SECTION_START = "<!-- bench/search.py: start -->"
@@ -59,21 +60,6 @@ ENV = {
 
 def log(*args) -> None:
     print(*args, file=sys.stderr, flush=True)
-
-
-def create_database(base_url: str, name: str, reuse: bool = False) -> tuple[str, bool]:
-    """The URL of a fresh database `name`, or with `reuse` of an existing one (then True)."""
-    import psycopg
-
-    parts = urlsplit(base_url)
-    url = urlunsplit(parts._replace(path="/" + name))
-    with psycopg.connect(urlunsplit(parts._replace(path="/postgres")), autocommit=True) as conn:
-        exists = conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", [name]).fetchone()
-        if reuse and exists:
-            return url, True
-        conn.execute(f'DROP DATABASE IF EXISTS "{name}"')
-        conn.execute(f'CREATE DATABASE "{name}"')
-    return url, False
 
 
 def percentile(values: list[float], p: float) -> float:
@@ -156,7 +142,7 @@ def query_mix(seed: int) -> list[tuple[str, str]]:
 
 
 def run_size(size: int, seed: int, rounds: int, batch: int, reuse: bool = False) -> dict:
-    url, reused = create_database(os.environ["DATABASE_URL"], f"bench_search_{size}", reuse)
+    url, reused = database(os.environ["DATABASE_URL"], f"bench_search_{size}", reuse=reuse)
     os.environ.update(ENV, DATABASE_URL=url)
     import django
 

@@ -29,10 +29,20 @@ def _admin(base_url: str):
 
 def create_database(base_url: str, name: str) -> str:
     """Drop and create database `name` in the cluster of `base_url`; returns its URL."""
+    return database(base_url, name)[0]
+
+
+def database(base_url: str, name: str, *, reuse: bool = False) -> tuple[str, bool]:
+    """The URL of a fresh database `name` in the cluster of `base_url`, or with `reuse` of
+    the existing one, and whether it already existed (and was kept)."""
+    url = urlunsplit(urlsplit(base_url)._replace(path="/" + name))
     with _admin(base_url) as conn:
+        exists = conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", [name]).fetchone()
+        if reuse and exists:
+            return url, True
         conn.execute(f'DROP DATABASE IF EXISTS "{name}"')
         conn.execute(f'CREATE DATABASE "{name}"')
-    return urlunsplit(urlsplit(base_url)._replace(path="/" + name))
+    return url, False
 
 
 def drop_database(base_url: str, name: str) -> None:

@@ -21,7 +21,6 @@ from django.db.models import (
     JSONField,
     OuterRef,
     Subquery,
-    TextField,
     Value,
 )
 from django.db.models.functions import Cast
@@ -125,20 +124,18 @@ class _JSONRows(Func):
 LINK_COLUMNS = ("id", "slug", "_title", "_summary", "_sort")
 
 
-def _attached(values, columns=LINK_COLUMNS, output_field=None) -> Subquery:
+def _attached(values, columns=LINK_COLUMNS) -> Subquery:
     """A `_link_values` QuerySet correlated to the outer row, as one JSON column of its
-    `columns` (`output_field`: by default the rows decoded by orjson; TextField, the JSON
-    text)."""
-    output_field = output_field or _RowsField()
-    rows = _JSONRows(*(F(name) for name in columns), output_field=output_field)
-    return Subquery(values.annotate(_rows=rows).values("_rows"), output_field=output_field)
+    `columns` (decoded by orjson: `_RowsField`)."""
+    rows = _JSONRows(*(F(name) for name in columns))
+    return Subquery(values.annotate(_rows=rows).values("_rows"), output_field=_RowsField())
 
 
-def _with_links(queryset, parts: dict, columns=LINK_COLUMNS, output_field=None):
+def _with_links(queryset, parts: dict, columns=LINK_COLUMNS):
     """`queryset` with one JSON column per kind of attached entry (`parts`: kind ->
     `_link_values` QuerySet of that kind filtered on `OuterRef("pk")`)."""
     return queryset.annotate(
-        **{f"_links_{name}": _attached(qs, columns, output_field) for name, qs in parts.items()}
+        **{f"_links_{name}": _attached(qs, columns) for name, qs in parts.items()}
     )
 
 
@@ -651,12 +648,10 @@ def with_entry_links(queryset, *, model: type[Term | Article], now: datetime, fu
     `links_from_row` takes the columns back out of a row's values."""
     parts_of, _buckets = _ENTRY_BUCKETS[model]
     parts = parts_of(pk=OuterRef("pk"), now=now)
-    # The JSON comes as text, decoded by orjson in `links_from_row` (Django's JSONField
-    # decodes with the json module: a third of converting a page's rows).
     if full:
-        return _with_links(queryset, parts, output_field=TextField())
+        return _with_links(queryset, parts)
     wanted = {name: parts[name] for name in _ID_BUCKETS[model]}
-    return _with_links(queryset, wanted, ID_COLUMNS, TextField())
+    return _with_links(queryset, wanted, ID_COLUMNS)
 
 
 def link_columns(model: type[Term | Article], *, full: bool) -> tuple[str, ...]:
@@ -669,24 +664,20 @@ def links_from_row(
     values: dict, *, model: type[Term | Article], full: bool
 ) -> EntryLinks | EntryIds:
     """Pops `with_entry_links`'s columns from `values`: the links in `_group`'s order (the
-    sort column, then the linked id; articles newest first)."""
+    sort column, then the linked id; articles newest first). A kind without rows is NULL on
+    PostgreSQL (JSONB_AGG of nothing), `[]` on SQLite."""
     if not full:
         ids = EntryIds()
         for name, bucket in _ID_BUCKETS[model].items():
-            items = sorted(_decoded(values.pop(f"_links_{name}")), key=lambda r: (r[1], r[0]))
+            items = sorted(values.pop(f"_links_{name}") or [], key=lambda r: (r[1], r[0]))
             setattr(ids, bucket, [row[0] for row in items])
         return ids
     links = EntryLinks()
     for name, bucket in _ENTRY_BUCKETS[model][1].items():
-        items = sorted(_decoded(values.pop(f"_links_{name}")), key=lambda r: (r[4], r[0]))
+        items = sorted(values.pop(f"_links_{name}") or [], key=lambda r: (r[4], r[0]))
         getattr(links, bucket).extend(Link(name, *row) for row in items)
     links.articles.reverse()  # newest first, as on the term page
     return links
-
-
-def _decoded(text: str | None) -> list:
-    # NULL: no rows on PostgreSQL (JSONB_AGG of nothing); SQLite's array is "[]".
-    return orjson.loads(text) if text else []
 
 
 # entry_with_links's statement per (model, fields): compiled once (glossary/prepared.py).
