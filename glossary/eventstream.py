@@ -32,7 +32,9 @@ import threading
 import time
 
 from django.conf import settings
+from django.core.handlers.asgi import ASGIRequest
 from django.db import connection, connections
+from django.http import HttpResponse
 from django.views.decorators.http import require_GET
 from django_eventstream.channelmanager import ChannelManagerBase
 from django_eventstream.event import Event
@@ -110,7 +112,16 @@ class GlossaryChannelManager(ChannelManagerBase):
 @require_GET
 def entry_events(request, kind: str, slug: str):
     """The event stream a term or article page listens to: its own channel, plus bulk
-    changes (a large import) that may include it."""
+    changes (a large import) that may include it.
+
+    Only an ASGI server can hold the stream open (deploy/nginx routes it to one). Under a WSGI
+    server (`runserver`, the test live server, a worker the stream was not routed away from)
+    Django gathers the endless stream into a list before sending a byte: the worker thread
+    was held for ever and the page got nothing (a live-server thread so held once kept the
+    test process from exiting). There the page is told at once that nothing streams here:
+    204, which EventSource treats as "no stream" instead of waiting."""
+    if not isinstance(request, ASGIRequest):
+        return HttpResponse(status=204)
     ReleasingDjangoModelStorage().watch()
     response = events(request, channels=[entry_channel(kind, slug), BULK_CHANNEL])
     release_connection()

@@ -450,3 +450,14 @@ def test_redis_url_becomes_client_options(url, options):
     if "rediss" in url:
         assert result.pop("username") == "u" and result.pop("password") == "p@ss"
     assert result == options
+
+
+@pytest.mark.django_db
+def test_the_page_stream_under_wsgi_answers_at_once_instead_of_holding_a_thread(client):
+    """Under a WSGI handler (the test client is one) the page's event stream is a 204 with no
+    body, answered at once: Django would gather the endless stream into a list there, holding
+    the worker thread for ever (the ASGI server streams it: tests/live)."""
+    term = make_term("Rozgłaszanie", slug="rozglaszanie-wsgi")
+    response = client.get(f"/slownik/{term.slug}/zdarzenia/")
+    assert response.status_code == 204 and response.content == b""
+    assert not response.streaming
