@@ -9,6 +9,9 @@ arrays in correlated subqueries, sorted in Python. Callers (and tests) rely on t
 
 from dataclasses import dataclass, field
 from datetime import datetime
+from functools import partial
+from operator import itemgetter
+from typing import NamedTuple
 
 import orjson
 from django.conf import settings
@@ -38,9 +41,12 @@ TERM_CARD_FIELDS = ("id", "name", "slug", "short_definition", "letter", "updated
 TERM_PAGE_FIELDS = ("id", "name", "slug", "short_definition", "sort_key")
 
 
-@dataclass(frozen=True)
-class Link:
-    """A lightweight reference to another entry, as pages and agents list them."""
+class Link(NamedTuple):
+    """A lightweight reference to another entry, as pages and agents list them.
+
+    A tuple, not a frozen dataclass: a detail read builds one per attached entry (~25 for a
+    term), and a frozen dataclass's `__init__` (one `object.__setattr__` per field) made
+    building and sorting them ~50 µs of a cold `get_term` (issue 16)."""
 
     kind: str
     id: int
@@ -139,20 +145,31 @@ def _with_links(queryset, parts: dict, columns=LINK_COLUMNS):
     )
 
 
+_BY_SORT = itemgetter(5)  # Link.sort
+
+
 def _links_of(entry, names) -> dict[str, list[Link]]:
     """The attached entries `_with_links` read into `entry`, per kind, sorted as pages show
     them (by the `sort` column; ties keep the database's order, as the UNION did)."""
     out = {}
     for name in names:
         rows = getattr(entry, f"_links_{name}") or []
-        out[name] = sorted((Link(name, *row) for row in rows), key=lambda x: x.sort)
+        out[name] = sorted([Link(name, *row) for row in rows], key=_BY_SORT)
     return out
 
 
-def _term_by_slug(*, slug: str, now: datetime):
+# What an agent's text of an entry never reads: the page's HTML (agents get the Markdown the
+# editor wrote, glossary/markdown.py: markdown_for_agents) and the creation time. A term's
+# `linked_html` is most of its row (~7 KB, TOASTed); leaving both out of the MCP reads cut the
+# bytes PostgreSQL detoasts and the driver decodes per cold `get_term` (issue 16).
+PAGE_ONLY_COLUMNS = ("body_html", "linked_html", "created_at")
+
+
+def _term_by_slug(*, slug: str, now: datetime, html: bool = True):
     # No join to the last editor: no page, tool or resource shows it (the REST API's `edit`
     # context reads `last_editor_id`, a column of the row).
-    return Term.objects.published(now=now).defer(*TERM_SEARCH_COLUMNS).filter(slug=slug)[:1]
+    hidden = TERM_SEARCH_COLUMNS if html else (*TERM_SEARCH_COLUMNS, *PAGE_ONLY_COLUMNS)
+    return Term.objects.published(now=now).defer(*hidden).filter(slug=slug)[:1]
 
 
 def _term_link_parts(*, pk, now: datetime) -> dict:
@@ -183,9 +200,10 @@ def _term_links(*, pk: int, now: datetime):
     return parts[0].union(*parts[1:], all=True)
 
 
-def _term_detail(*, slug: str, now: datetime):
+def _term_detail(*, slug: str, now: datetime, html: bool = True):
     return _with_links(
-        _term_by_slug(slug=slug, now=now), _term_link_parts(pk=OuterRef("pk"), now=now)
+        _term_by_slug(slug=slug, now=now, html=html),
+        _term_link_parts(pk=OuterRef("pk"), now=now),
     )
 
 
@@ -193,17 +211,21 @@ def _term_detail(*, slug: str, now: datetime):
 # client CPU in psycopg, and the correlated subqueries cost PostgreSQL no more than the UNION
 # did (term_detail ~580 -> ~440 µs of CPU a call at 10,000 terms; docs/benchmarks.md).
 _TERM_DETAIL = Prepared(_term_detail, slug="__slug_placeholder__")
+_TERM_TEXT = Prepared(partial(_term_detail, html=False), slug="__slug_placeholder__")
 
 
-def term_detail(*, slug: str, include_drafts: bool = False) -> TermDetail | None:
+def term_detail(*, slug: str, include_drafts: bool = False, html: bool = True) -> TermDetail | None:
     """A term with its categories, published related terms, published articles and the
-    published terms its body mentions (1 query, compiled once: glossary/prepared.py)."""
+    published terms its body mentions (1 query, compiled once: glossary/prepared.py).
+
+    `html=False` (the MCP answers) leaves out `PAGE_ONLY_COLUMNS`: reading one of them then
+    costs a query, which the MCP query-count tests would show."""
     if include_drafts:
         now = timezone.now()
         queryset = _visible(Term, True).select_related("last_editor").filter(slug=slug)
         term = _with_links(queryset, _term_link_parts(pk=OuterRef("pk"), now=now)).first()
     else:
-        term = next(iter(_TERM_DETAIL(slug=slug)), None)
+        term = next(iter((_TERM_DETAIL if html else _TERM_TEXT)(slug=slug)), None)
     if term is None:
         return None
     links = _links_of(term, ("category", "term", "article", "mention"))
@@ -216,11 +238,12 @@ def term_detail(*, slug: str, include_drafts: bool = False) -> TermDetail | None
     )
 
 
-def _article_by_slug(*, slug: str, now: datetime):
+def _article_by_slug(*, slug: str, now: datetime, html: bool = True):
+    hidden = ARTICLE_SEARCH_COLUMNS if html else (*ARTICLE_SEARCH_COLUMNS, *PAGE_ONLY_COLUMNS)
     return (
         Article.objects.published(now=now)
         .select_related("author", "series")
-        .defer(*ARTICLE_SEARCH_COLUMNS)
+        .defer(*hidden)
         .filter(slug=slug)[:1]
     )
 
@@ -253,24 +276,28 @@ def _article_links(*, pk: int, now: datetime, series: int | None = None):
     return parts[0].union(*parts[1:], all=True)
 
 
-def _article_detail(*, slug: str, now: datetime, queryset=None):
+def _article_detail(*, slug: str, now: datetime, queryset=None, html: bool = True):
     parts = _article_link_parts(pk=OuterRef("pk"), now=now, series=OuterRef("series_id"))
     return _with_links(
-        _article_by_slug(slug=slug, now=now) if queryset is None else queryset, parts
+        _article_by_slug(slug=slug, now=now, html=html) if queryset is None else queryset, parts
     )
 
 
 _ARTICLE_DETAIL = Prepared(_article_detail, slug="__slug_placeholder__")
+_ARTICLE_TEXT = Prepared(partial(_article_detail, html=False), slug="__slug_placeholder__")
 
 
-def article_detail(*, slug: str, include_drafts: bool = False) -> ArticleDetail | None:
+def article_detail(
+    *, slug: str, include_drafts: bool = False, html: bool = True
+) -> ArticleDetail | None:
     """An article with its published glossary terms, the published terms its body mentions
-    and its series neighbours (1 query, compiled once for readers: glossary/prepared.py)."""
+    and its series neighbours (1 query, compiled once for readers: glossary/prepared.py).
+    `html=False`: without `PAGE_ONLY_COLUMNS`, as `term_detail`."""
     if include_drafts:
         queryset = _visible(Article, True).select_related("author", "series").filter(slug=slug)
         article = _article_detail(slug=slug, now=timezone.now(), queryset=queryset).first()
     else:
-        article = next(iter(_ARTICLE_DETAIL(slug=slug)), None)
+        article = next(iter((_ARTICLE_DETAIL if html else _ARTICLE_TEXT)(slug=slug)), None)
     if article is None:
         return None
     links = _links_of(article, ("term", "mention", "series"))

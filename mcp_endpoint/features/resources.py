@@ -40,7 +40,7 @@ def normalize_slug(value: str) -> str:
 def term_entry(slug: str) -> tuple[dict, str] | None:
     """The Markdown resource of a published term and its name, or None."""
     slug = normalize_slug(slug)
-    detail = selectors.term_detail(slug=slug)
+    detail = selectors.term_detail(slug=slug, html=False)
     if detail is None:
         return None
     contents = {
@@ -54,7 +54,7 @@ def term_entry(slug: str) -> tuple[dict, str] | None:
 def article_entry(slug: str) -> tuple[dict, str] | None:
     """The Markdown resource of a published article and its title, or None."""
     slug = normalize_slug(slug)
-    detail = selectors.article_detail(slug=slug)
+    detail = selectors.article_detail(slug=slug, html=False)
     if detail is None:
         return None
     contents = {

@@ -186,7 +186,7 @@ def search_term(arguments: dict, ctx) -> ToolResult:
 )
 def get_term(arguments: dict, ctx) -> ToolResult:
     slug = normalize_slug(arguments["slug"])
-    detail = selectors.term_detail(slug=slug)
+    detail = selectors.term_detail(slug=slug, html=False)
     if detail is None:
         close = search.closest_term_slugs(text=arguments["slug"])
         hint = (
@@ -368,7 +368,7 @@ def search_articles(arguments: dict, ctx) -> ToolResult:
 )
 def get_article(arguments: dict, ctx) -> ToolResult:
     slug = normalize_slug(arguments["slug"])
-    detail = selectors.article_detail(slug=slug)
+    detail = selectors.article_detail(slug=slug, html=False)
     if detail is None:
         close = search.closest_article_slugs(text=arguments["slug"])
         hint = (

@@ -2,7 +2,6 @@
 values; it must behave exactly like evaluating the QuerySets each time (same rows, same
 visibility, same clock)."""
 
-from dataclasses import astuple
 from datetime import timedelta
 
 import pytest
@@ -45,8 +44,30 @@ def test_prepared_term_detail_matches_the_queryset():
         orm_term, orm_links = _orm_detail(term.slug)
         fields = [f.attname for f in Term._meta.concrete_fields]
         assert [getattr(detail.term, f) for f in fields] == [getattr(orm_term, f) for f in fields]
-        links = [astuple(x) for x in [*detail.categories, *detail.related, *detail.articles]]
+        links = [tuple(x) for x in [*detail.categories, *detail.related, *detail.articles]]
         assert sorted(links, key=lambda r: (r[0], r[1])) == orm_links
+
+
+@pytest.mark.parametrize("read", ["term", "article"])
+def test_the_text_reads_are_the_page_reads_without_the_page_html(read, django_assert_num_queries):
+    """`html=False` (the MCP answers) reads the same entry and links as the page's read,
+    minus `PAGE_ONLY_COLUMNS`, which stay deferred: the page's HTML is never sent to the
+    agent's process, and reading it would cost a query of its own."""
+    term = make_term("Serwer", body="Treść o [kliencie](/slownik/klient/).")
+    term.related.add(make_term("Klient"))
+    article = make_article(title="Artykuł", terms=[term])
+    detail_of = getattr(selectors, f"{read}_detail")
+    slug = term.slug if read == "term" else article.slug
+    page, text = detail_of(slug=slug), detail_of(slug=slug, html=False)
+    page_entry, text_entry = getattr(page, read), getattr(text, read)
+    hidden = page_entry.get_deferred_fields() | set(selectors.PAGE_ONLY_COLUMNS)
+    shown = [f.attname for f in type(page_entry)._meta.concrete_fields if f.attname not in hidden]
+    with django_assert_num_queries(0):
+        assert [getattr(text_entry, f) for f in shown] == [getattr(page_entry, f) for f in shown]
+        assert {k: v for k, v in vars(text).items() if k != read} == {
+            k: v for k, v in vars(page).items() if k != read
+        }
+    assert text_entry.get_deferred_fields() == hidden
 
 
 def test_prepared_term_detail_reads_the_clock_on_every_call(monkeypatch):
@@ -80,7 +101,7 @@ def test_prepared_term_detail_runs_one_query(django_assert_num_queries):
         selectors.term_detail(slug=term.slug)
 
 
-@pytest.mark.parametrize("prepared", ["_TERM_DETAIL"])
+@pytest.mark.parametrize("prepared", ["_TERM_DETAIL", "_TERM_TEXT"])
 def test_this_django_is_really_compiled_ahead(prepared):
     """The compiled path is the one taken, not the silent fallback: if a Django upgrade moves
     the compiler internals glossary/prepared.py reads (or turns a placeholder into something
@@ -88,7 +109,7 @@ def test_this_django_is_really_compiled_ahead(prepared):
     from django.db import DEFAULT_DB_ALIAS, connections
 
     make_term("Serwer")
-    assert selectors.term_detail(slug="serwer") is not None
+    assert selectors.term_detail(slug="serwer", html=prepared == "_TERM_DETAIL") is not None
     compiled = getattr(selectors, prepared).compiled_for(connections[DEFAULT_DB_ALIAS])
     assert compiled is not None, f"selectors.{prepared} fell back to evaluating its QuerySet"
     _sql, roles, _convert = compiled
@@ -121,7 +142,7 @@ def test_prepared_article_detail_matches_the_queryset():
             series_id = orm.series_id
             rows = selectors._article_links(pk=orm.pk, now=timezone.now(), series=series_id)
             links = [*detail.terms, *detail.mentions, *detail.series_articles]
-            assert sorted(astuple(x) for x in links) == sorted(tuple(r) for r in rows)
+            assert sorted(tuple(x) for x in links) == sorted(tuple(r) for r in rows)
     detail = selectors.article_detail(slug=second.slug)
     assert detail.previous.slug == first.slug and detail.next is None
 
@@ -141,13 +162,14 @@ def test_prepared_article_detail_never_shows_drafts(django_assert_num_queries):
         selectors.article_detail(slug=article.slug)
 
 
-@pytest.mark.parametrize("prepared", ["_ARTICLE_DETAIL"])
+@pytest.mark.parametrize("prepared", ["_ARTICLE_DETAIL", "_ARTICLE_TEXT"])
 def test_article_reads_are_really_compiled_ahead(prepared):
     """article_detail takes the compiled path, not the silent fallback."""
     from django.db import DEFAULT_DB_ALIAS, connections
 
     article = make_article(title="Artykuł")
-    assert selectors.article_detail(slug=article.slug) is not None
+    html = prepared == "_ARTICLE_DETAIL"
+    assert selectors.article_detail(slug=article.slug, html=html) is not None
     compiled = getattr(selectors, prepared).compiled_for(connections[DEFAULT_DB_ALIAS])
     assert compiled is not None, f"selectors.{prepared} fell back to evaluating its QuerySet"
 
