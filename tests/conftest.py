@@ -80,8 +80,13 @@ def pytest_runtest_makereport(item, call):
 
 # --- A real browser (Debian's Chromium through Selenium; see tests/browser.py) -------------
 @pytest.fixture(scope="session")
-def chromium():
-    """One headless Chromium for the whole run; each test gets a clean state from `browser`."""
+def chromium(live_server):
+    """One headless Chromium for the whole run; each test gets a clean state from `browser`.
+
+    It depends on pytest-django's live server so that it quits first: the keep-alive
+    connections it holds to that server close while the server still shares the in-memory
+    SQLite connection with its request threads (closing them after the server stopped raised
+    in each of those threads, a warning per connection at the end of every SQLite run)."""
     from .browser import start_chromium
 
     driver = start_chromium()
