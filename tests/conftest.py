@@ -123,6 +123,19 @@ def _analytics_buffer():
     recorder.replays.clear()
 
 
+# --- The MCP result cache (mcp_endpoint/features/cache.py) ------------------------------------
+@pytest.fixture(autouse=True)
+def _no_call_seen_yet():
+    """Every test starts as a fresh process does: no call seen yet. The result cache caches a
+    call from its second sight; a call an earlier test made would otherwise count, and a
+    test's query counts would depend on the order tests run in."""
+    from mcp_endpoint.core.server import _servers
+
+    for server in _servers.values():
+        if server.result_cache is not None:
+            server.result_cache.seen.clear()
+
+
 # --- The canonical site address (glossary/site.py) -----------------------------------------
 @pytest.fixture(scope="session")
 def _site_address_read(django_db_setup, django_db_blocker):

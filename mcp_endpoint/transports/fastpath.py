@@ -94,7 +94,9 @@ def serve(environ, start_response, handler):
     if cache is None or not cache.enabled() or not _eligible(environ):
         return handler(environ, start_response)
     request = _Request(environ)
-    if request.key is None:
+    if request.key is None or not cache.admits(("replay", request.key)):
+        # A request seen for the first time has no stored reply (features/cache.py: a call
+        # is cached from its second sight): no content-state read for it here.
         return handler(environ, start_response)
     signals.request_started.send(sender=__name__, environ=environ)
     try:

@@ -26,16 +26,43 @@ def _definition(client, slug="mcp", era="legacy") -> str:
 
 @pytest.mark.parametrize("era", ["legacy", "modern"])
 def test_a_repeated_call_costs_one_query(client, content, django_assert_num_queries, era):
-    """A cached get_term/search_term answer costs one query (the content state), the same
-    answer as computing it; a miss costs that query plus the selectors' own."""
-    with django_assert_num_queries(2):
+    """A call seen for the first time costs the selectors' queries alone (no content-state
+    read: nothing is looked up or stored for it); its second sight, a miss, costs the state
+    read plus those queries and is stored; from then on the answer costs one query (the
+    content state) and is the same answer as computing it."""
+    with django_assert_num_queries(1):
         first = call_tool(client, "get_term", {"slug": "mcp"}, era=era)
+    with django_assert_num_queries(1 + 1):
+        assert call_tool(client, "get_term", {"slug": "mcp"}, era=era) == first
     with django_assert_num_queries(1):
         again = call_tool(client, "get_term", {"slug": "mcp"}, era=era)
     assert again == first
     call_tool(client, "search_term", {"query": "mcp"}, era=era)
+    call_tool(client, "search_term", {"query": "mcp"}, era=era)
     with django_assert_num_queries(1):
         call_tool(client, "search_term", {"query": "mcp"}, era=era)
+
+
+def test_a_call_seen_once_is_cached_from_its_second_sight(content, django_assert_num_queries):
+    """`ContentResultCache.admits`: a first call leaves no entry (a distinct-key stream pays
+    no state read and fills no memory with answers nobody asks for again), and the calls it
+    remembers as seen are bounded like the entries (`SEEN_PER_ENTRY` per entry)."""
+    from mcp_endpoint.features.cache import SEEN_PER_ENTRY, ContentResultCache
+
+    cache = ContentResultCache(2)
+    assert cache.seen.size == 2 * SEEN_PER_ENTRY
+
+    class Ctx:  # what the key reads of a request context
+        era, protocol_version = "legacy", "2025-03-26"
+
+    with django_assert_num_queries(0):
+        assert cache.key("tools/call", {"name": "get_term", "arguments": {}}, Ctx) is None
+    with django_assert_num_queries(1):  # seen before: the state is read, the key built
+        key = cache.key("tools/call", {"name": "get_term", "arguments": {}}, Ctx)
+    assert key is not None and key[1:4] == ("legacy", "2025-03-26", "tools/call")
+    for n in range(2 * SEEN_PER_ENTRY):
+        cache.admits(("other", n))
+    assert not cache.admits(("legacy", "2025-03-26", "tools/call", key[4]))  # forgotten
 
 
 def test_an_orm_edit_reaches_the_next_call(client, content):
@@ -110,7 +137,8 @@ def test_resources_and_prompts_are_cached_and_invalidated(
 ):
     """resources/read answers from the cache too, and sees an edit on the next call."""
     params = {"uri": "glossary://terms/mcp"}
-    result_of(legacy(client, "resources/read", params))
+    for _ in range(2):  # first sight, then the call that stores the answer
+        result_of(legacy(client, "resources/read", params))
     with django_assert_num_queries(1):
         result_of(legacy(client, "resources/read", params))
     Term.objects.filter(slug="mcp").update(short_definition="Po zmianie.")
