@@ -99,7 +99,9 @@ def deletion_keys(word: str) -> list[str]:
     """
     if len(word) < TYPO_MIN_LENGTH:
         return []
-    return sorted({word, *(word[:i] + word[i + 1 :] for i in range(len(word)))})
+    keys = {word[:i] + word[i + 1 :] for i in range(len(word))}
+    keys.add(word)
+    return sorted(keys)
 
 
 def typo_keys(name: str) -> str:
