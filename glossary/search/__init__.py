@@ -96,29 +96,41 @@ def _postgres() -> bool:
     return connection.vendor == "postgresql"
 
 
-def _label(rank: int, levels, q: Query, *, article: bool) -> str:
-    if rank == ranking.COVERAGE:
-        return ranking.coverage_label(levels or [], list(range(len(q.words))), article=article)
-    label = ranking.LABELS.get(rank, "")
-    if article:
-        return {"name": "title", "words": "title"}.get(label, label)
-    return label
+# A tier's label as the MCP tools and the page show it; articles call the name their title.
+_TERM_LABELS = dict(ranking.LABELS)
+_ARTICLE_LABELS = {
+    rank: {"name": "title", "words": "title"}.get(label, label)
+    for rank, label in ranking.LABELS.items()
+}
 
 
 def _hits(kind: str, q: Query, rows, *, article: bool = False) -> list[Hit]:
-    return [
-        Hit(
-            kind,
-            pk,
-            slug,
-            title,
-            summary,
-            ranking.score(rank, score if rank == ranking.COVERAGE else close),
-            _label(rank, levels, q, article=article),
-            q,
+    # Each hit is filled in directly rather than through the frozen dataclass's __init__,
+    # which sets every field by object.__setattr__: 2.6 µs a hit against 1.1 µs, and the
+    # hits were a tenth of an unseen search's Python. The fields and their values are the
+    # same (equality, hashing, repr and `dataclasses.replace` are the dataclass's own).
+    labels = _ARTICLE_LABELS if article else _TERM_LABELS
+    words = list(range(len(q.words)))
+    coverage, score = ranking.COVERAGE, ranking.score
+    out = []
+    for pk, slug, title, summary, rank, value, close, levels in rows:
+        if rank == coverage:
+            match = ranking.coverage_label(levels or [], words, article=article)
+        else:
+            match, value = labels.get(rank, ""), close
+        hit = object.__new__(Hit)
+        hit.__dict__.update(
+            kind=kind,
+            id=pk,
+            slug=slug,
+            title=title,
+            summary=summary,
+            score=score(rank, value),
+            match=match,
+            query=q,
         )
-        for pk, slug, title, summary, rank, score, close, levels in rows
-    ]
+        out.append(hit)
+    return out
 
 
 def term_search(*, query: str, limit: int = 10) -> list[Hit]:

@@ -62,6 +62,7 @@ class _Params:
 
     def __init__(self) -> None:
         self.order: list[str] = []
+        self.names: tuple[str, ...] = ()
 
     def __call__(self, name: str, cast: str = "") -> str:
         return f"\x00{name}\x00{cast}"
@@ -70,11 +71,17 @@ class _Params:
         # Whitespace collapsed: psycopg caches its conversion of statements up to 4 KB only.
         sql = " ".join(sql.split())
         self.order = self._MARK.findall(sql)
+        self.names = tuple(dict.fromkeys(self.order))
         return self._MARK.sub("%s", sql)
 
     def fill(self, values: dict) -> list:
-        """The values in placeholder order, lists as array literals (see `_array`)."""
-        ready = {n: _array(v) if isinstance(v, list) else v for n, v in values.items()}
+        """The values in placeholder order, lists as array literals (see `_array`); each
+        name converted once however often the statement repeats it, and only the names
+        the statement uses."""
+        ready = {}
+        for n in self.names:
+            v = values[n]
+            ready[n] = _array(v) if type(v) is list else v
         return [ready[n] for n in self.order]
 
 
@@ -499,39 +506,44 @@ def _partial_words(freqs: list[float], sides: list[int], rows: float) -> list[bo
 def _values(table: Table, q: Query, limit: int, now) -> dict:
     name_weight = "A" if table.article else ""
     values = {"limit": limit, "now": now, **_visibility_values.get(table.table, {})}
+    n = len(q.words)
+    # Each word's tsquery texts once (a side's texts are these joined).
+    w_n = [q.word_tsquery(i, name_weight, prefix=True) for i in range(n)]
+    w_b = [q.word_tsquery(i) for i in range(n)]
+    # Articles (a small table): any text matches word prefixes, as titles do.
+    w_text = [q.word_tsquery(i, prefix=True) for i in range(n)] if table.article else w_b
+    segment_of = [q.word_segment(i) for i in range(n)] if q.comparison else [0] * n
     sides = q.segments if q.comparison else [None]
     for s, segment in enumerate(sides):
         key = q.key if segment is None else segment.key
-        indexes = [i for i in range(len(q.words)) if segment is None or q.word_segment(i) == s]
+        indexes = range(n) if segment is None else [i for i in range(n) if segment_of[i] == s]
+        escaped = _like_escape(key)
         values.update(
             {
                 f"exact{s}": q.exact_texts if segment is None else [segment.key],
                 f"lo{s}": key,
                 f"hi{s}": _upper(key),
-                f"like{s}": _like_escape(key) + "%",
-                f"synlike{s}": "%| " + _like_escape(key) + "%",
-                f"names{s}": " & ".join(
-                    q.word_tsquery(i, name_weight, prefix=True) for i in indexes
-                ),
-                # Articles (a small table): any text matches word prefixes, as titles do.
-                f"text{s}": " & ".join(q.word_tsquery(i, prefix=table.article) for i in indexes),
+                f"like{s}": escaped + "%",
+                f"synlike{s}": "%| " + escaped + "%",
+                f"names{s}": " & ".join([w_n[i] for i in indexes]),
+                f"text{s}": " & ".join([w_text[i] for i in indexes]),
                 f"key{s}": key,
             }
         )
-    n = len(q.words)
-    values["w_n"] = [q.word_tsquery(i, name_weight, prefix=True) for i in range(n)]
-    values["w_d"] = [
-        q.word_tsquery(i, "AB", prefix=True) if table.article else q.word_tsquery(i, "B")
-        for i in range(n)
-    ]
-    values["w_b"] = [q.word_tsquery(i) for i in range(n)]
-    values["w_side"] = [q.word_segment(i) if q.comparison else 0 for i in range(n)]
+    values["w_n"] = w_n
+    values["w_d"] = (
+        [q.word_tsquery(i, "AB", prefix=True) for i in range(n)]
+        if table.article
+        else [q.word_tsquery(i, "B") for i in range(n)]
+    )
+    values["w_b"] = w_b
+    values["w_side"] = segment_of
     values["w_keys"] = [" ".join(keys) for keys in q.typo_keys]
     frequencies, values["rows"] = STATISTICS.get(table)
     values["w_freq"] = [frequencies.get(alternatives[0], 0.0) for alternatives in q.alternatives]
     values["w_try"] = _partial_words(values["w_freq"], values["w_side"], values["rows"])
     values["cap"] = max(limit, 10) + 10
-    values["words"] = [_fold_word(w) for w in q.words] if len(q.words) > 1 else []
+    values["words"] = [_fold_word(w) for w in q.words] if n > 1 else []
     values["typo"] = max(q.typo_keys, key=len, default=[])
     values["use_trgm"] = q.fuzzy and len(q.key) <= TRIGRAM_MAX_CHARS
     values["trgm"] = q.key

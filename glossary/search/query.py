@@ -116,13 +116,20 @@ _TYPO_STOP_KEYS = frozenset(k for w in _TYPO_STOP for k in deletion_keys(w))
 
 
 @lru_cache(maxsize=65_536)
+def _keys(folded: str) -> tuple[str, ...]:
+    """One-deletion keys of a folded word, once per process (the stop-word test and the
+    word's typo keys both need them)."""
+    return tuple(deletion_keys(folded))
+
+
+@lru_cache(maxsize=65_536)
 def is_stop_word(folded: str) -> bool:
     """`folded` frames a question: any inflected form, without diacritics, or one typo away
     (see `_TYPO_STOP`: sharing a one-deletion key is one edit or one swap)."""
     if folded in STOP_WORDS:
         return True
     if len(folded) >= TYPO_MIN_LENGTH:
-        return not _TYPO_STOP_KEYS.isdisjoint(deletion_keys(folded))
+        return not _TYPO_STOP_KEYS.isdisjoint(_keys(folded))
     if len(folded) == 4:
         return any(
             sorted(w) == sorted(folded) and OSA.distance(folded, w, score_cutoff=1) <= 1
@@ -141,7 +148,7 @@ def _fold_word(word: str) -> str:
 @lru_cache(maxsize=65_536)
 def _analysed(word: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """A subject word's stems (`query_stems`) and one-deletion typo keys."""
-    return tuple(query_stems(word)), tuple(deletion_keys(_fold_word(word)))
+    return tuple(query_stems(word)), _keys(_fold_word(word))
 
 
 @lru_cache(maxsize=65_536)
