@@ -448,7 +448,9 @@ def count_queries(queries, slugs) -> dict[str, int]:
             args = {"query": item[0], "limit": 10} if tool == "search_term" else {"slug": item}
             headers, body = tool_call(tool, args, "legacy")
             runs = []
-            for _ in range(2):  # a first call, then a repeat (the result cache's case)
+            # A first call, its second (the result cache stores a call from its second
+            # sight: mcp_endpoint/features/cache.py), then a repeat (the cache's case).
+            for _ in range(3):
                 with CaptureQueriesContext(connection) as ctx:
                     response = client.post(
                         MCP_PATH, body, content_type="application/json",
@@ -457,8 +459,12 @@ def count_queries(queries, slugs) -> dict[str, int]:
                 assert response.status_code == 200, response.content[:300]
                 runs.append(len(ctx.captured_queries))
             counts.append(runs)
-        first, repeat = max(c[0] for c in counts), max(c[1] for c in counts)
-        out[tool] = str(first) if first == repeat else f"{repeat} (first call {first})"
+        first, second, repeat = (max(c[i] for c in counts) for i in range(3))
+        out[tool] = (
+            str(repeat)
+            if first == second == repeat
+            else f"{repeat} (first call {first}, second {second})"
+        )
     return out
 
 
@@ -727,7 +733,7 @@ def render(results: dict, meta: dict, args) -> str:
             "result cache off (MCP_RESULT_CACHE_SIZE=0). "
             if args.no_cache
             else "result cache on (the default: the workload's 50 queries and slugs are "
-            "answered from it after their first call, as repeated agent calls are). "
+            "answered from it from their third call on, as repeated agent calls are). "
         )
         + "Reference: `bench/reference_server.py` (SDK `MCPServer`, stateless JSON, uvicorn "
         "1 worker, async psycopg pool of 4).",
