@@ -53,10 +53,16 @@ class ContentResultCache:
 
     def admits(self, call) -> bool:
         """Whether `call` (a key without the content state) was seen before; remembers it.
-        A call seen for the first time is neither looked up nor stored."""
-        if self.seen.get(call) is not None:
+        A call seen for the first time is neither looked up nor stored.
+
+        Only the key's hash is remembered: the replay asks before anything is validated, and
+        a key holds the request's headers and params (up to `MCP_MAX_BODY_BYTES`), so keeping
+        keys would let distinct large requests fill memory. Two calls sharing a hash only
+        make the second read the content state for a lookup that misses."""
+        digest = hash(call)
+        if self.seen.get(digest) is not None:
             return True
-        self.seen.put(call, True)
+        self.seen.put(digest, True)
         return False
 
     def enabled(self) -> bool:

@@ -46,7 +46,8 @@ def test_a_repeated_call_costs_one_query(client, content, django_assert_num_quer
 def test_a_call_seen_once_is_cached_from_its_second_sight(content, django_assert_num_queries):
     """`ContentResultCache.admits`: a first call leaves no entry (a distinct-key stream pays
     no state read and fills no memory with answers nobody asks for again), and the calls it
-    remembers as seen are bounded like the entries (`SEEN_PER_ENTRY` per entry)."""
+    remembers as seen are bounded like the entries (`SEEN_PER_ENTRY` per entry), each by its
+    hash alone."""
     from mcp_endpoint.features.cache import SEEN_PER_ENTRY, ContentResultCache
 
     cache = ContentResultCache(2)
@@ -61,8 +62,11 @@ def test_a_call_seen_once_is_cached_from_its_second_sight(content, django_assert
         key = cache.key("tools/call", {"name": "get_term", "arguments": {}}, Ctx)
     assert key is not None and key[1:4] == ("legacy", "2025-03-26", "tools/call")
     for n in range(2 * SEEN_PER_ENTRY):
-        cache.admits(("other", n))
+        cache.admits(("other", n, b"x" * 100_000))
     assert not cache.admits(("legacy", "2025-03-26", "tools/call", key[4]))  # forgotten
+    # What is remembered is a hash, never the request: distinct large requests cannot fill
+    # memory (the replay asks before anything is validated).
+    assert all(isinstance(digest, int) for digest in cache.seen._data)
 
 
 def test_an_orm_edit_reaches_the_next_call(client, content):
