@@ -440,6 +440,16 @@ def test_without_the_result_cache_every_call_uses_at_most_two_queries(
 def test_constant_query_counts(
     client, content, django_assert_num_queries, method_name, params, queries
 ):
-    """Every method runs a fixed number of queries, whatever the content size."""
+    """Every method runs a fixed number of queries, whatever the content size; a cacheable
+    read then costs the content state on top at its second call (stored) and the content
+    state alone from its third (answered from the result cache)."""
     with django_assert_num_queries(queries):
         result_of(legacy(client, method_name, params))
+    if method_name in CACHED_READS:
+        with django_assert_num_queries(1 + queries):
+            result_of(legacy(client, method_name, params))
+        with django_assert_num_queries(1):
+            result_of(legacy(client, method_name, params))
+
+
+CACHED_READS = {"resources/list", "resources/read", "prompts/get"}
