@@ -54,11 +54,21 @@ def first_seen(state) -> float:
         return seen
 
 
+def has_preconditions(request) -> bool:
+    """Whether the request sends a validator to compare (most reads do not)."""
+    meta = getattr(request, "_request", request).META
+    return any(name in meta for name in _PRECONDITIONS)
+
+
 class Validators:
-    def __init__(self, request, *, user_key: str, now=None, extra=None):
+    _READ = object()
+
+    def __init__(self, request, *, user_key: str, now=None, extra=None, state=_READ):
         # `now`: the view's clock, the one its `published()` reads use, so that one state
-        # stands for one visible set (api/queries.py caches list totals by it).
-        self.state = selectors.content_state(now=now)
+        # stands for one visible set (api/queries.py caches list totals by it). `state`: the
+        # content state when the caller read it already, in the statement of its read
+        # (`selectors.with_content_state`); else it is read here.
+        self.state = selectors.content_state(now=now) if state is self._READ else state
         self.etag = self.last_modified = None
         if self.state is None:  # no version row (a flushed test database): nothing to key on
             return
@@ -73,8 +83,7 @@ class Validators:
     def not_modified(self, request, *, entry: bool = False):
         """A 304 (or 412) response when the request's validators match, else None. `entry`:
         an entry's own route, whose tags carry the entry's token after the state hash."""
-        meta = request.META
-        if self.etag is None or not any(name in meta for name in _PRECONDITIONS):
+        if self.etag is None or not has_preconditions(request):
             return None  # nothing to compare (most reads): no response object built
         if entry:
             prefix = self.etag[:-1] + "."

@@ -36,7 +36,7 @@ from glossary import search, selectors, services
 from glossary.models import Article, Category, Series, Status, Term
 
 from . import links, schema
-from .conditional import Validators, precondition_failed
+from .conditional import Validators, has_preconditions, precondition_failed
 from .exceptions import RestError
 from .filters import (
     ArticleRelationFilter,
@@ -335,25 +335,39 @@ class EntryViewSet(ContentViewSet):
 
     def retrieve(self, request, *args, **kwargs):
         """An entry's own route: its ETag carries the entry's token (api/conditional.py),
-        which a later write's If-Match is compared with."""
-        validators = Validators(self.request, user_key=self.user_key())
-        not_modified = validators.not_modified(request, entry=True)
-        if not_modified is not None:
-            return not_modified
-        row, extra = self.read_object(self.object_id())
+        which a later write's If-Match is compared with. A request with validators is
+        compared first, after the state query alone (a 304 reads nothing else); any other
+        read gets the state its ETag is keyed by in the statement of its row (`read_entry`)."""
+        if has_preconditions(request) or not self.compiled_reads():
+            validators = Validators(self.request, user_key=self.user_key())
+            not_modified = validators.not_modified(request, entry=True)
+            if not_modified is not None:
+                return not_modified
+            row, extra = self.read_object(self.object_id())
+        else:
+            row, extra, state = self.read_entry(self.object_id(), state=True)
+            validators = Validators(self.request, user_key=self.user_key(), state=state)
         validators.for_entry(row)
         return validators.apply(Response(self.shape(self.represent([row], **extra))[0]))
 
     def read_object(self, pk: int):
-        """Readers' entry: its row and its links in one statement (`entry_with_links`, compiled
-        once), the same row and links as its list with `include=<id>` and `links_for`."""
+        """Readers' entry: its row and its links in one statement (`read_entry`)."""
         if not self.compiled_reads():
             return super().read_object(pk)
-        found = selectors.entry_with_links(model=self.model, pk=pk, fields=self.ROW_FIELDS)
+        row, extra, _state = self.read_entry(pk)
+        return row, extra
+
+    def read_entry(self, pk: int, *, state: bool = False):
+        """A readers' entry, its links and (`state`) the content state, in one statement
+        (`entry_with_links`, compiled once): the same row and links as its list with
+        `include=<id>` and `links_for`."""
+        found = selectors.entry_with_links(
+            model=self.model, pk=pk, fields=self.ROW_FIELDS, state=state
+        )
         if found is None:
             raise RestError(*self.not_found, 404)
-        values, entry_links = found
-        return Row(self.model._meta, values), {"links": {pk: entry_links}}
+        values, entry_links, *read = found
+        return Row(self.model._meta, values), {"links": {pk: entry_links}}, (read or [None])[0]
 
     @property
     def published_only(self) -> bool:

@@ -108,7 +108,12 @@ class Prepared:
             return lambda rows: [tuple(row) for row in convert(rows)]
         if queryset._iterable_class is ValuesIterable:
             query = queryset.query
-            names = [*query.extra_select, *query.values_select, *query.annotation_select]
+            # As ValuesIterable names them: in `values()`'s order when Django keeps it.
+            names = (
+                list(query.selected)
+                if getattr(query, "selected", None)
+                else [*query.extra_select, *query.values_select, *query.annotation_select]
+            )
             return lambda rows: [dict(zip(names, row, strict=True)) for row in convert(rows)]
 
         klass_info, select = compiler.klass_info, compiler.select

@@ -24,8 +24,10 @@ from django.db.models import (
     JSONField,
     OuterRef,
     Subquery,
+    TextField,
     Value,
 )
+from django.db.models.expressions import RawSQL
 from django.db.models.functions import Cast
 from django.db.models.lookups import GreaterThan
 from django.utils import timezone
@@ -452,11 +454,24 @@ def recently_updated_terms(*, limit: int = 8):
     return Term.objects.published().order_by("-updated_at", "-id").values(*TERM_CARD_FIELDS)[:limit]
 
 
-_CONTENT_STATE_SQL = """SELECT
-    (SELECT version FROM glossary_contentversion WHERE id = 1),
-    (SELECT MIN(published_at) FROM glossary_term WHERE status = %s AND published_at > %s),
-    (SELECT MIN(published_at) FROM glossary_article WHERE status = %s AND published_at > %s),
-    (SELECT domain FROM django_site WHERE id = %s)"""
+# The parts of the content state, each a scalar subquery, and the parameters each takes
+# (`_state_params`): `content_state()` runs them as one statement, `with_content_state` adds
+# them to another read's statement (the REST detail, api/views.py).
+_STATE_PARTS = (
+    ("_state_version", "SELECT version FROM glossary_contentversion WHERE id = 1"),
+    ("_state_term", "SELECT MIN(published_at) FROM glossary_term"
+                    " WHERE status = %s AND published_at > %s"),
+    ("_state_article", "SELECT MIN(published_at) FROM glossary_article"
+                       " WHERE status = %s AND published_at > %s"),
+    ("_state_domain", "SELECT domain FROM django_site WHERE id = %s"),
+)  # fmt: skip
+_CONTENT_STATE_SQL = "SELECT " + ", ".join(f"({sql})" for _name, sql in _STATE_PARTS)
+STATE_COLUMNS = tuple(name for name, _sql in _STATE_PARTS)
+
+
+def _state_params(when) -> tuple[tuple, ...]:
+    published = str(Status.PUBLISHED)
+    return ((), (published, when), (published, when), (settings.SITE_ID,))
 
 
 def content_state(*, now: datetime | None = None) -> tuple | None:
@@ -475,13 +490,34 @@ def content_state(*, now: datetime | None = None) -> tuple | None:
     # The prepared reads' kept driver cursor: a new psycopg cursor per call cost ~40 µs, and
     # every REST read and every MCP call with the result cache on starts here.
     cursor = kept_cursor(connection)
-    published = str(Status.PUBLISHED)
-    cursor.execute(_CONTENT_STATE_SQL, [published, when, published, when, settings.SITE_ID])
-    row = cursor.fetchone()
+    cursor.execute(_CONTENT_STATE_SQL, [v for part in _state_params(when) for v in part])
+    return _state(cursor.fetchone())
+
+
+def _state(row) -> tuple | None:
     if row is None:
         return None
     site.seen(row[3])
     return None if row[0] is None else tuple(row)
+
+
+def with_content_state(queryset, *, now: datetime):
+    """`queryset` with the content state's parts as extra columns (`STATE_COLUMNS`), the same
+    subqueries `content_state()` runs, so that one statement reads a row and the state its
+    ETag is keyed by (`state_from_row`). Why: a REST detail read the state, then the row:
+    two round trips, each ~0.2 ms of the server's CPU (issue 12). Text output fields: no
+    converter runs, so the values are the driver's, exactly as `content_state()` gets them
+    (SQLite's datetimes stay text there too), and both give equal keys."""
+    when = connections[DEFAULT_DB_ALIAS].ops.adapt_datetimefield_value(now)
+    columns = {}
+    for (name, sql), params in zip(_STATE_PARTS, _state_params(when), strict=True):
+        columns[name] = RawSQL(sql, params, output_field=TextField())  # noqa: S611 - constants
+    return queryset.annotate(**columns)
+
+
+def state_from_row(values: dict) -> tuple | None:
+    """Pops `with_content_state`'s columns from `values`: what `content_state()` returns."""
+    return _state(tuple(values.pop(name) for name in STATE_COLUMNS))
 
 
 # --- Links of many entries at once (REST collections) ---------------------------------------
@@ -712,28 +748,36 @@ _ENTRY_ROWS: dict[tuple, Prepared] = {}
 
 
 def entry_with_links(
-    *, model: type[Term | Article], pk: int, fields: tuple[str, ...]
-) -> tuple[dict, EntryLinks] | None:
+    *, model: type[Term | Article], pk: int, fields: tuple[str, ...], state: bool = False
+) -> tuple[dict, EntryLinks] | tuple[dict, EntryLinks, tuple | None] | None:
     """A published term or article `pk` as a dict of `fields`, with its links as
     `term_links`/`article_links` give them to readers (same entries, same order), in one
     statement: the row with one JSON column per kind of link (`with_entry_links`), compiled
-    once per (model, fields). Why: the REST detail read the row, then the links UNION; each
-    statement cost ~225 µs of client CPU (term_detail, docs/benchmarks.md)."""
-    prepared = _ENTRY_ROWS.get((model, fields))
+    once per (model, fields, state). Why: the REST detail read the row, then the links UNION;
+    each statement cost ~225 µs of client CPU (term_detail, docs/benchmarks.md). `state`:
+    the content state comes in the same statement (`with_content_state`), third in the
+    answer."""
+    prepared = _ENTRY_ROWS.get((model, fields, state))
     if prepared is None:
         columns = link_columns(model, full=True)
+        extra = STATE_COLUMNS if state else ()
 
         def build(*, now, pk):
             queryset = model.objects.published(now=now).filter(pk=pk).order_by()
+            if state:
+                queryset = with_content_state(queryset, now=now)
             return with_entry_links(queryset, model=model, now=now, full=True).values(
-                *fields, *columns
+                *fields, *columns, *extra
             )
 
-        prepared = _ENTRY_ROWS.setdefault((model, fields), Prepared(build, pk=-9_300_001))
+        prepared = _ENTRY_ROWS.setdefault((model, fields, state), Prepared(build, pk=-9_300_001))
     rows = prepared(pk=pk)
     if not rows:
         return None
     values = rows[0]
+    if state:
+        read = state_from_row(values)
+        return values, links_from_row(values, model=model, full=True), read
     return values, links_from_row(values, model=model, full=True)
 
 

@@ -400,20 +400,51 @@ def test_entry_with_links_shows_published_entries_only(monkeypatch):
     assert selectors.entry_with_links(model=Term, pk=future.pk, fields=TERM_ROW) is not None
 
 
+@pytest.mark.parametrize("state", [False, True])
 @pytest.mark.parametrize("model, fields", [("Term", TERM_ROW), ("Article", ARTICLE_ROW)])
-def test_entry_with_links_is_one_compiled_statement(model, fields, django_assert_num_queries):
-    """The row and its links are one statement, and the compiled path is the one taken (not
-    the silent fallback of glossary/prepared.py)."""
+def test_entry_with_links_is_one_compiled_statement(
+    model, fields, state, django_assert_num_queries
+):
+    """The row and its links (and, asked for, the content state) are one statement, and the
+    compiled path is the one taken (not the silent fallback of glossary/prepared.py)."""
     from glossary import models
 
     model = getattr(models, model)
     entry = make_term("Serwer") if model is Term else make_article(title="Artykuł")
-    selectors.entry_with_links(model=model, pk=entry.pk, fields=fields)
+    selectors.entry_with_links(model=model, pk=entry.pk, fields=fields, state=state)
     with django_assert_num_queries(1):
-        assert selectors.entry_with_links(model=model, pk=entry.pk, fields=fields) is not None
-    compiled = selectors._ENTRY_ROWS[model, fields].compiled_for(connections[DEFAULT_DB_ALIAS])
+        found = selectors.entry_with_links(model=model, pk=entry.pk, fields=fields, state=state)
+    assert found is not None and len(found) == (3 if state else 2)
+    prepared = selectors._ENTRY_ROWS[model, fields, state]
+    compiled = prepared.compiled_for(connections[DEFAULT_DB_ALIAS])
     assert compiled is not None, "entry_with_links fell back to evaluating its QuerySet"
     assert {"now", "pk"} <= {role for role, _value in compiled[1]}
+
+
+def test_the_state_read_with_an_entry_is_the_content_state(monkeypatch):
+    """The content state read in an entry's statement (`with_content_state`) equals what
+    `content_state()` returns, value for value, on either database (the ETag of a REST
+    detail is keyed by the one, a conditional request compared with the other), and follows
+    an edit and a scheduled publication; the row itself is what it is without the state."""
+    term = make_term("Serwer")
+    make_future_term("Jutro")
+    for _ in range(2):  # the second call runs the cached statement
+        row, links, state = selectors.entry_with_links(
+            model=Term, pk=term.pk, fields=TERM_ROW, state=True
+        )
+        assert state == selectors.content_state() and state is not None
+        assert (row, links) == selectors.entry_with_links(model=Term, pk=term.pk, fields=TERM_ROW)
+    Term.objects.filter(pk=term.pk).update(name="Serwer HTTP")
+    _row, _links, edited = selectors.entry_with_links(
+        model=Term, pk=term.pk, fields=TERM_ROW, state=True
+    )
+    assert edited != state and edited == selectors.content_state()
+    later = timezone.now() + timedelta(days=8)
+    monkeypatch.setattr(timezone, "now", lambda: later)
+    _row, _links, published = selectors.entry_with_links(
+        model=Term, pk=term.pk, fields=TERM_ROW, state=True
+    )
+    assert published != edited and published == selectors.content_state()
 
 
 @pytest.mark.parametrize("full", [True, False])
