@@ -26,6 +26,7 @@ from datetime import UTC, datetime, timedelta
 
 from django.db.models import QuerySet
 
+from glossary import selectors
 from glossary.prepared import Prepared
 
 # Parameters that change the SQL's structure (or nothing in it) are part of the shape key;
@@ -130,10 +131,11 @@ class CompiledList:
         # Which page (page, offset) only moves the OFFSET, a parameter of the statement: every
         # page of a list shares one compiled statement (a crawler walking pages compiled one
         # per page before, issue 16).
-        key = (type(view), tuple(s for s in shape if s[0] not in PAGE_PARAMS), size)
+        with_state = getattr(view, "state_in_rows", False)
+        key = (type(view), tuple(s for s in shape if s[0] not in PAGE_PARAMS), size, with_state)
         prepared = _COMPILED.get(key)
         if prepared is None:
-            build = self._builder(type(view), view.params, size)
+            build = self._builder(type(view), view.params, size, with_state)
             prepared = Prepared(build, offset=OFFSET_MARK, **fake)
             with _LOCK:
                 if len(_COMPILED) >= MAX_SHAPES:
@@ -145,9 +147,11 @@ class CompiledList:
         return rows
 
     @staticmethod
-    def _builder(view_class, params: dict, size: int):
+    def _builder(view_class, params: dict, size: int, with_state: bool = False):
         """Builds the shape's QuerySet on a bare view of the same class (no request: the
-        readers' visibility), never on the request that first asked for it."""
+        readers' visibility), never on the request that first asked for it. `with_state`:
+        every row carries the content state too (`selectors.with_content_state`), for a
+        list that reads its state in the statement of its rows (api/views.py)."""
         template = dict(params)
         row_fields = getattr(view_class, "ROW_FIELDS", ())
 
@@ -163,6 +167,9 @@ class CompiledList:
                 page = queryset.filter(pk__in=queryset.values("pk")[offset : offset + size])
             if row_fields:  # plain rows: what the serializer reads, no model instances
                 page, columns = bare.with_links(page, now)
+                if with_state:
+                    page = selectors.with_content_state(page, now=now)
+                    columns = (*columns, *selectors.STATE_COLUMNS)
                 page = page.values(*row_fields, *columns)
             return page if deferred else page[offset : offset + size]
 

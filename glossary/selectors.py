@@ -494,11 +494,24 @@ def content_state(*, now: datetime | None = None) -> tuple | None:
     return _state(cursor.fetchone())
 
 
+_last_state: tuple | None = None
+
+
 def _state(row) -> tuple | None:
+    global _last_state
     if row is None:
         return None
     site.seen(row[3])
-    return None if row[0] is None else tuple(row)
+    state = None if row[0] is None else tuple(row)
+    _last_state = state
+    return state
+
+
+def last_content_state() -> tuple | None:
+    """The content state this process read last (None before its first read): a guess at
+    the current one, for a read that checks it against the state its own statement reads
+    (REST lists, api/views.py)."""
+    return _last_state
 
 
 def with_content_state(queryset, *, now: datetime):

@@ -136,6 +136,20 @@ def _no_call_seen_yet():
             server.result_cache.seen.clear()
 
 
+@pytest.fixture(autouse=True)
+def _no_content_state_read_yet():
+    """Every test starts as a fresh process does: no content state read yet, no REST list
+    total or walked ids kept. They are keyed by the content state, whose version rolls back
+    with each test's transaction: a later test reaches the same version with other content,
+    and would otherwise be answered from an earlier test's lists."""
+    from api import queries
+    from glossary import selectors
+
+    selectors._last_state = None
+    queries._COUNTS.clear()
+    queries._WALKED.clear()
+
+
 # --- The canonical site address (glossary/site.py) -----------------------------------------
 @pytest.fixture(scope="session")
 def _site_address_read(django_db_setup, django_db_blocker):
