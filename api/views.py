@@ -262,12 +262,15 @@ class ContentViewSet(RestMixin, viewsets.GenericViewSet):
         return validators.apply(response)
 
     def take_state(self, values: dict) -> None:
-        """Pops the content state a compiled row carries (`state_in_rows`), keeping the
-        first."""
-        if self.state_in_rows:
-            state = selectors.state_from_row(values)
-            if self.read_state is self._UNREAD:
-                self.read_state = state
+        """Pops the content state a compiled row carries (`state_in_rows`): the first row's
+        is the statement's (every row of one statement carries the same)."""
+        if not self.state_in_rows:
+            return
+        if self.read_state is self._UNREAD:
+            self.read_state = selectors.state_from_row(values)
+        else:
+            for name in selectors.STATE_COLUMNS:
+                del values[name]
 
     def list_response(self):
         self.rank_search()

@@ -29,8 +29,12 @@ class LeanHandler(WSGIHandler):
     # The MCP handler serves one route (two spellings of its path): resolving it through the
     # site's URLconf on every call cost ~5% of a cold get_term (bench/mcp.py, issue 16), so
     # the match of a path is kept. Only for requests on the default URLconf, only for paths
-    # that resolved, and at most a few: the REST handler (many paths) keeps resolving.
+    # that resolved to a route with nothing captured from the path (an id in the path would
+    # make every path another entry), and at most `resolved_paths` of them.
     resolved_paths = 4
+    # Routes whose matches are never kept: a catch-all matches any path, and junk paths
+    # would take the places of real ones.
+    unkept_routes: frozenset = frozenset()
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
@@ -42,7 +46,12 @@ class LeanHandler(WSGIHandler):
         match = self.matches.get(request.path_info)
         if match is None:
             match = super().resolve_request(request)
-            if len(self.matches) < self.resolved_paths:
+            if (
+                len(self.matches) < self.resolved_paths
+                and not match.args
+                and not match.kwargs
+                and match.url_name not in self.unkept_routes
+            ):
                 self.matches[request.path_info] = match
         request.resolver_match = match
         return match

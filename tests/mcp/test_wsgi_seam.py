@@ -110,9 +110,22 @@ def test_the_mcp_handler_keeps_the_match_of_its_route_only(rf):
     assert handler.resolve_request(own) is not first
 
 
-def test_the_rest_handler_resolves_every_request(rf):
-    """The REST handler's paths carry ids and slugs: nothing is kept."""
-    from config.wsgi import rest_application
+def test_the_rest_handler_keeps_the_matches_of_fixed_paths_only(rf):
+    """The REST handler keeps the match of a path naming a route with nothing captured (a
+    collection, the index), never one with an id in the path (every entry would be another
+    path) nor the catch-all `rest_no_route` (junk paths would take the places of real
+    ones), and at most `resolved_paths` of them."""
+    from config.wsgi import RestHandler
 
-    rest_application.resolve_request(rf.get("/wp-json/"))
-    assert rest_application.matches == {}
+    handler = RestHandler()
+    collection = reverse("api:term-list")
+    first = handler.resolve_request(rf.get(collection))
+    assert handler.resolve_request(rf.get(collection)) is first
+    entry = handler.resolve_request(rf.get(reverse("api:term-detail", kwargs={"id": 7})))
+    assert entry.kwargs == {"id": "7"}
+    junk = handler.resolve_request(rf.get("/wp-json/no/such/route"))
+    assert junk.url_name == "no-route"
+    assert list(handler.matches) == [collection]
+    for n in range(handler.resolved_paths + 5):
+        handler.resolve_request(rf.get(f"{collection}/" if n % 2 else "/wp-json/"))
+    assert len(handler.matches) <= handler.resolved_paths
