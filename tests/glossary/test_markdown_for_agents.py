@@ -54,5 +54,24 @@ def test_the_no_markup_shortcut_answers_as_the_parse_does(source, monkeypatch):
     from glossary import markdown
 
     fast = markdown_for_agents(source, site=SITE)
-    monkeypatch.setattr(markdown, "_MAYBE_MARKUP", markdown.re.compile(r"(?s).?"))
+    monkeypatch.setattr(markdown, "_maybe_markup", lambda text: True)
     assert fast == markdown_for_agents(source, site=SITE)
+
+
+MARKUP_OR_NOT = [
+    ("zwykły tekst, bez niczego", False),
+    ("dwukropek: i nic więcej", False),
+    ("<b>", True), ("[link]", True), ("a ] b", True), ("http://x", True),
+    ("ftp:serwer", True), ("FTP:serwer", True), ("MAILTO:kto@example.com", True),
+    ("mAiLtO:x", True), ("ftp bez dwukropka", False),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("text, expected", MARKUP_OR_NOT)
+def test_the_markup_test_is_the_case_insensitive_pattern(text, expected):
+    """`_maybe_markup` says what the pattern of `<`, `[`, `]`, `//`, `ftp:` or `mailto:`
+    (ignoring case) says of the same text: the shortcut's safety rests on it."""
+    from glossary import markdown
+
+    pattern = markdown.re.compile(r"[<\[\]]|//|ftp:|mailto:", markdown.re.IGNORECASE)
+    assert markdown._maybe_markup(text) is expected is bool(pattern.search(text))
