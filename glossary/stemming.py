@@ -75,6 +75,28 @@ def query_stems(word: str) -> list[str]:
     return sorted(alternatives)
 
 
+# English plural endings, longest first, and what the singular ends with instead.
+_ENGLISH_PLURALS = (("ies", "y"), ("ches", "ch"), ("shes", "sh"), ("sses", "ss"), ("xes", "x"))
+
+
+def english_singulars(word: str) -> list[str]:
+    """Stems of the English singulars a plain-ASCII query word may be the plural of
+    ("tools" -> tool, "llms" -> llm, "capabilities" -> capability, "caches" -> cache): the
+    Polish stemmer keeps English plurals whole, so "hallucinations" would miss an entry
+    named "hallucination". Empty for other words (a Polish word in -s gains at most a
+    shorter stem that names nothing: "kurs" -> "kur")."""
+    if not word.isascii() or len(word) < 4 or not word.endswith("s"):
+        return []
+    if word.endswith(("ss", "us")) or (word.endswith("is") and len(word) > 4):
+        return []  # "class", "status", "analysis": no plural ("apis", "uris" are)
+    out = [word[:-1]]
+    for plural, singular in _ENGLISH_PLURALS:
+        if word.endswith(plural) and len(word) - len(plural) >= 2:
+            out.append(word[: -len(plural)] + singular)
+            break
+    return [stem(w) for w in out]
+
+
 def names_field(names: list[str]) -> str:
     """Folded names as "| serwer mcp | mcp server |", each also with punctuation dropped
     ("agent-readiness" and "agent readiness"), so `LIKE '%| q |%'` is an exact-name test."""

@@ -23,7 +23,14 @@ from django.utils.safestring import SafeString, mark_safe
 from rapidfuzz.distance import OSA
 
 from ..polish import fold
-from ..stemming import TYPO_MIN_LENGTH, deletion_keys, query_stems, stem, words
+from ..stemming import (
+    TYPO_MIN_LENGTH,
+    deletion_keys,
+    english_singulars,
+    query_stems,
+    stem,
+    words,
+)
 
 MAX_QUERY_LENGTH = 200
 MAX_QUERY_WORDS = 8
@@ -179,8 +186,10 @@ def _fold_word(word: str) -> str:
 
 @lru_cache(maxsize=65_536)
 def _analysed(word: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    """A subject word's stems (`query_stems`) and one-deletion typo keys."""
-    return tuple(query_stems(word)), _keys(_fold_word(word))
+    """A subject word's stems (`query_stems`, and an English plural's singular) and
+    one-deletion typo keys."""
+    stems = sorted({*query_stems(word), *english_singulars(word)})
+    return tuple(stems), _keys(_fold_word(word))
 
 
 @lru_cache(maxsize=65_536)
