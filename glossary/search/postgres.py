@@ -160,15 +160,15 @@ def _several_words(table: Table, p: _Params, sides: int, ctes: list, later: list
     # Entries named exactly like one of the words ("sse websocket" lists SSE and WebSocket).
     ctes.append(f"ew AS (SELECT id FROM {t} WHERE {_exact_test(table, p('words', '::text[]'))})")
     later.append("ew")
-    # A side no entry matches whole (all its words in the names or in the text)...
-    unmatched = (
-        "(CASE w.side "
-        + " ".join(
-            f"WHEN {s} THEN NOT EXISTS (SELECT 1 FROM n{s}) AND NOT EXISTS (SELECT 1 FROM t{s})"
-            for s in range(sides)
-        )
-        + " END)"
-    )
+
+    # A side no entry names whole (all its words in the names), and one no entry matches
+    # whole (in the names or in the text)...
+    def side_case(test: str) -> str:
+        whens = " ".join(f"WHEN {s} THEN {test.format(s=s)}" for s in range(sides))
+        return f"(CASE w.side {whens} END)"
+
+    unnamed = side_case("NOT EXISTS (SELECT 1 FROM n{s})")
+    unmatched = side_case("NOT EXISTS (SELECT 1 FROM n{s}) AND NOT EXISTS (SELECT 1 FROM t{s})")
     # ...gets partial matches: entries with some of its words, rarer words only (a word in most
     # entries costs a large index read and adds nothing: the planner's statistics say which,
     # read only when this arm runs); per word its names, then its short definitions, then any
@@ -176,8 +176,9 @@ def _several_words(table: Table, p: _Params, sides: int, ctes: list, later: list
     ctes.append(
         f"""pw AS MATERIALIZED (
         SELECT x.id FROM w, LATERAL (
-            (SELECT id FROM {t} WHERE {nv} @@ w.nq LIMIT {WORD_CANDIDATES})
-            UNION ALL (SELECT id FROM {t} WHERE search_vector @@ w.dq LIMIT {WORD_CANDIDATES})
+            (SELECT id FROM {t} WHERE {unnamed} AND {nv} @@ w.nq LIMIT {WORD_CANDIDATES})
+            UNION ALL (SELECT id FROM {t} WHERE {unmatched}
+                       AND search_vector @@ w.dq LIMIT {WORD_CANDIDATES})
             UNION ALL (SELECT id FROM {t} WHERE {unmatched}
                        AND search_vector @@ w.bq LIMIT {WORD_CANDIDATES})
         ) x

@@ -46,10 +46,10 @@ SHAPES = [
     ("chat", "chciałbym zrozumieć paginację, pomożesz?", "paginacja"),
 ]
 
-# The places PostgreSQL's SQL and the Python ranking must agree on. Further down, a word
-# found in many entries contributes a sample of them on PostgreSQL (README, "Search"), so
-# the tail of weak partial matches may differ.
-PARITY_PLACES = 2
+# PostgreSQL gathers partial matches (some of the words) as a sample, and only for a side no
+# entry names whole (README, "Search"): it may miss weak ones the Python ranking lists, but
+# ranks what it finds in the same order, the first place the same.
+PARITY_PLACES = 3
 
 
 @pytest.fixture(scope="module")
@@ -77,13 +77,19 @@ def test_each_shape_ranks_its_term_first(demo, shape, query, slug):
 
 
 @pytest.mark.postgres
-def test_postgres_ranks_the_first_places_as_the_python_ranking(demo):
+def test_postgres_ranks_as_the_python_ranking(demo):
     """On the same rows, PostgreSQL's statement and the Python ranking (the SQLite engine's
-    tiers and scores) put the same entries, in the same order, in the first places."""
+    tiers and scores) agree on the first place, and PostgreSQL's first places come in the
+    Python ranking's order (a subsequence of it: it may only miss weak partial matches)."""
+
+    def in_order(found, ranked):
+        rest = iter(ranked)
+        return all(slug in rest for slug in found)
+
     differ = {
         query: (engine[:PARITY_PLACES], python[:PARITY_PLACES])
         for query, (engine, python) in demo.items()
-        if engine[:PARITY_PLACES] != python[:PARITY_PLACES]
+        if engine[:1] != python[:1] or not in_order(engine[:PARITY_PLACES], python)
     }
     assert not differ
 
