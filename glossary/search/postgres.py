@@ -14,11 +14,14 @@ Candidates come from indexes only (migration 0003), each arm capped (limit + 10 
   in the names, the last one as a prefix), and per word an exact name ("sse websocket" lists
   both terms);
 - text: GIN over all stems (every word of a side), only while the names found fewer than the
-  limit; then, for a side no entry matches whole, partial matches per word (words in fewer
-  than COMMON_WORD entries by the planner's statistics, and the side's rarest word), 8
-  entries each from names, short definitions and any text;
+  limit; then partial matches per word (words in fewer than COMMON_WORD entries by the
+  planner's statistics, and the side's rarest word), 8 entries each from the names for a
+  side no entry names whole (a long body holding every word must not hide the entry with
+  two of three words in its names), and from short definitions and any text for a side no
+  entry matches whole;
 - typos: GIN over one-deletion keys of the longest word while the names fall short, and
-  trigram word similarity as a fallback when nothing else matched (50 each).
+  trigram word similarity as a fallback when nothing else matched (50 each; a trigram
+  candidate is a fuzzy match only through the words close to its names).
 Then each candidate gets, per query word, the best field it occurs in (`lv`), the words' idf
 from the planner's statistics and the candidates, and a tier from `ranking.TIERS`; the
 coverage score is computed only for candidates in no name tier. Per candidate the plan runs
