@@ -97,6 +97,28 @@ def english_singulars(word: str) -> list[str]:
     return [stem(w) for w in out]
 
 
+# Polish locative and dative endings that soften the stem's last consonant ("serwer" ->
+# "serwerze", "kod" -> "kodzie", "kontekst" -> "kontekście", "klient" -> "kliencie"), which
+# the Snowball stemmer keeps: the ending a query word has, and the consonant it replaced.
+_SOFTENED = (("ście", "st"), ("scie", "st"), ("dzie", "d"), ("rze", "r"), ("cie", "t"))
+_VOWELS = frozenset("aąeęioóuy")
+
+
+def polish_alternations(word: str) -> list[str]:
+    """Stems of the base forms a Polish query word may be an alternation of, beyond
+    `query_stems`: a softened ending undone ("na serwerze" -> serwer, "w kodzie" -> kod),
+    and a mobile e restored ("nagłówku" -> nagłówek: Snowball gives "naglowk")."""
+    out = []
+    for ending, base in _SOFTENED:
+        if word.endswith(ending) and len(word) - len(ending) >= 2:
+            out.append(stem(word[: -len(ending)] + base))
+            break
+    s = stem(word)
+    if len(s) >= 4 and s[-1] == "k" and s[-2] not in _VOWELS:
+        out.append(s[:-1] + "ek")
+    return out
+
+
 def names_field(names: list[str]) -> str:
     """Folded names as "| serwer mcp | mcp server |", each also with punctuation dropped
     ("agent-readiness" and "agent readiness"), so `LIKE '%| q |%'` is an exact-name test."""

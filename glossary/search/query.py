@@ -27,6 +27,7 @@ from ..stemming import (
     TYPO_MIN_LENGTH,
     deletion_keys,
     english_singulars,
+    polish_alternations,
     query_stems,
     stem,
     words,
@@ -186,9 +187,9 @@ def _fold_word(word: str) -> str:
 
 @lru_cache(maxsize=65_536)
 def _analysed(word: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    """A subject word's stems (`query_stems`, and an English plural's singular) and
-    one-deletion typo keys."""
-    stems = sorted({*query_stems(word), *english_singulars(word)})
+    """A subject word's stems (`query_stems`, an English plural's singular, a Polish
+    alternation's base form) and one-deletion typo keys."""
+    stems = sorted({*query_stems(word), *english_singulars(word), *polish_alternations(word)})
     return tuple(stems), _keys(_fold_word(word))
 
 

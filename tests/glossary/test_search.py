@@ -11,7 +11,14 @@ from glossary.importexport import SourceRow
 from glossary.importing import import_terms
 from glossary.models import Term
 from glossary.search.query import Query
-from glossary.stemming import deletion_keys, document_stems, english_singulars, query_stems, stem
+from glossary.stemming import (
+    deletion_keys,
+    document_stems,
+    english_singulars,
+    polish_alternations,
+    query_stems,
+    stem,
+)
 from tests.factories import make_article, make_draft_term, make_future_term, make_term
 
 pytestmark = pytest.mark.django_db
@@ -92,6 +99,18 @@ def test_words_that_are_no_english_plural_get_no_singular(word):
     """Words in -ss, -us, a longer -is, words not ending in s and Polish words with
     diacritics get no English singular."""
     assert english_singulars(word) == []
+
+
+@pytest.mark.parametrize(
+    ("word", "base"),
+    [("serwerze", "serwer"), ("kodzie", "kod"), ("kontekście", "kontekst"),
+     ("kliencie", "klient"), ("nagłówku", "nagłówek")],
+)  # fmt: skip
+def test_polish_alternations_also_try_the_base_form(word, base):
+    """A query word whose ending softened the stem ("na serwerze", "w kontekście") or lost a
+    mobile e ("nagłówku") also matches the base form, which the stemmer alone misses."""
+    assert stem(base) in polish_alternations(word)
+    assert stem(base) != stem(word)
 
 
 # --- Parsing -------------------------------------------------------------------------------
