@@ -75,6 +75,50 @@ def query_stems(word: str) -> list[str]:
     return sorted(alternatives)
 
 
+# English plural endings, longest first, and what the singular ends with instead.
+_ENGLISH_PLURALS = (("ies", "y"), ("ches", "ch"), ("shes", "sh"), ("sses", "ss"), ("xes", "x"))
+
+
+def english_singulars(word: str) -> list[str]:
+    """Stems of the English singulars a plain-ASCII query word may be the plural of
+    ("tools" -> tool, "llms" -> llm, "capabilities" -> capability, "caches" -> cache): the
+    Polish stemmer keeps English plurals whole, so "hallucinations" would miss an entry
+    named "hallucination". Empty for other words (a Polish word in -s gains at most a
+    shorter stem that names nothing: "kurs" -> "kur")."""
+    if not word.isascii() or len(word) < 4 or not word.endswith("s"):
+        return []
+    if word.endswith(("ss", "us")) or (word.endswith("is") and len(word) > 4):
+        return []  # "class", "status", "analysis": no plural ("apis", "uris" are)
+    out = [word[:-1]]
+    for plural, singular in _ENGLISH_PLURALS:
+        if word.endswith(plural) and len(word) - len(plural) >= 2:
+            out.append(word[: -len(plural)] + singular)
+            break
+    return [stem(w) for w in out]
+
+
+# Polish locative and dative endings that soften the stem's last consonant ("serwer" ->
+# "serwerze", "kod" -> "kodzie", "kontekst" -> "kontekście", "klient" -> "kliencie"), which
+# the Snowball stemmer keeps: the ending a query word has, and the consonant it replaced.
+_SOFTENED = (("ście", "st"), ("scie", "st"), ("dzie", "d"), ("rze", "r"), ("cie", "t"))
+_VOWELS = frozenset("aąeęioóuy")
+
+
+def polish_alternations(word: str) -> list[str]:
+    """Stems of the base forms a Polish query word may be an alternation of, beyond
+    `query_stems`: a softened ending undone ("na serwerze" -> serwer, "w kodzie" -> kod),
+    and a mobile e restored ("nagłówku" -> nagłówek: Snowball gives "naglowk")."""
+    out = []
+    for ending, base in _SOFTENED:
+        if word.endswith(ending) and len(word) - len(ending) >= 2:
+            out.append(stem(word[: -len(ending)] + base))
+            break
+    s = stem(word)
+    if len(s) >= 4 and s[-1] == "k" and s[-2] not in _VOWELS:
+        out.append(s[:-1] + "ek")
+    return out
+
+
 def names_field(names: list[str]) -> str:
     """Folded names as "| serwer mcp | mcp server |", each also with punctuation dropped
     ("agent-readiness" and "agent readiness"), so `LIKE '%| q |%'` is an exact-name test."""

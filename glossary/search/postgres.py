@@ -14,11 +14,14 @@ Candidates come from indexes only (migration 0003), each arm capped (limit + 10 
   in the names, the last one as a prefix), and per word an exact name ("sse websocket" lists
   both terms);
 - text: GIN over all stems (every word of a side), only while the names found fewer than the
-  limit; then, for a side no entry matches whole, partial matches per word (words in fewer
-  than COMMON_WORD entries by the planner's statistics, and the side's rarest word), 8
-  entries each from names, short definitions and any text;
+  limit; then partial matches per word (words in fewer than COMMON_WORD entries by the
+  planner's statistics, and the side's rarest word), 8 entries each from the names for a
+  side no entry names whole (a long body holding every word must not hide the entry with
+  two of three words in its names), and from short definitions and any text for a side no
+  entry matches whole;
 - typos: GIN over one-deletion keys of the longest word while the names fall short, and
-  trigram word similarity as a fallback when nothing else matched (50 each).
+  trigram word similarity as a fallback when nothing else matched (50 each; a trigram
+  candidate is a fuzzy match only through the words close to its names).
 Then each candidate gets, per query word, the best field it occurs in (`lv`), the words' idf
 from the planner's statistics and the candidates, and a tier from `ranking.TIERS`; the
 coverage score is computed only for candidates in no name tier. Per candidate the plan runs
@@ -48,6 +51,10 @@ WORD_CANDIDATES = 8
 COMMON_WORD = 5000  # entries above which a word gathers no partial matches of its own
 STATISTICS_MAX_AGE = 600  # seconds a process keeps the planner statistics it read
 TRIGRAM_MAX_CHARS = 16  # ~18 trigrams: a few ms at 100k terms
+# A word of a trigram candidate is fuzzy-close to its names from this word similarity on: two
+# edits inside a nine-letter word keep 4 of its 10 trigrams ("strimable" ~ "streamable" 0.5),
+# an unrelated word keeps none.
+TRIGRAM_WORD_MIN = 0.4
 
 
 class _Params:
@@ -156,15 +163,15 @@ def _several_words(table: Table, p: _Params, sides: int, ctes: list, later: list
     # Entries named exactly like one of the words ("sse websocket" lists SSE and WebSocket).
     ctes.append(f"ew AS (SELECT id FROM {t} WHERE {_exact_test(table, p('words', '::text[]'))})")
     later.append("ew")
-    # A side no entry matches whole (all its words in the names or in the text)...
-    unmatched = (
-        "(CASE w.side "
-        + " ".join(
-            f"WHEN {s} THEN NOT EXISTS (SELECT 1 FROM n{s}) AND NOT EXISTS (SELECT 1 FROM t{s})"
-            for s in range(sides)
-        )
-        + " END)"
-    )
+
+    # A side no entry names whole (all its words in the names), and one no entry matches
+    # whole (in the names or in the text)...
+    def side_case(test: str) -> str:
+        whens = " ".join(f"WHEN {s} THEN {test.format(s=s)}" for s in range(sides))
+        return f"(CASE w.side {whens} END)"
+
+    unnamed = side_case("NOT EXISTS (SELECT 1 FROM n{s})")
+    unmatched = side_case("NOT EXISTS (SELECT 1 FROM n{s}) AND NOT EXISTS (SELECT 1 FROM t{s})")
     # ...gets partial matches: entries with some of its words, rarer words only (a word in most
     # entries costs a large index read and adds nothing: the planner's statistics say which,
     # read only when this arm runs); per word its names, then its short definitions, then any
@@ -172,11 +179,13 @@ def _several_words(table: Table, p: _Params, sides: int, ctes: list, later: list
     ctes.append(
         f"""pw AS MATERIALIZED (
         SELECT x.id FROM w, LATERAL (
-            (SELECT id FROM {t} WHERE {nv} @@ w.nq LIMIT {WORD_CANDIDATES})
-            UNION ALL (SELECT id FROM {t} WHERE search_vector @@ w.dq LIMIT {WORD_CANDIDATES})
-            UNION ALL (SELECT id FROM {t} WHERE search_vector @@ w.bq LIMIT {WORD_CANDIDATES})
+            (SELECT id FROM {t} WHERE {unnamed} AND {nv} @@ w.nq LIMIT {WORD_CANDIDATES})
+            UNION ALL (SELECT id FROM {t} WHERE {unmatched}
+                       AND search_vector @@ w.dq LIMIT {WORD_CANDIDATES})
+            UNION ALL (SELECT id FROM {t} WHERE {unmatched}
+                       AND search_vector @@ w.bq LIMIT {WORD_CANDIDATES})
         ) x
-        WHERE {unmatched} AND w.try)"""
+        WHERE w.try)"""
     )
     later.append("pw")
 
@@ -193,11 +202,11 @@ def _build(
         f"""w AS MATERIALIZED (
         SELECT u.i::int AS i, u.nq, u.dq, u.bq, u.side,
                string_to_array(NULLIF(u.keys, ''), ' ') AS keys,
-               u.freq, u.try
+               u.freq, u.try, u.word
         FROM unnest({p("w_n", "::tsquery[]")}, {p("w_d", "::tsquery[]")}, {p("w_b", "::tsquery[]")},
                     {p("w_side", "::int[]")}, {p("w_keys", "::text[]")}, {p("w_freq", "::float[]")},
-                    {p("w_try", "::bool[]")})
-             WITH ORDINALITY AS u(nq, dq, bq, side, keys, freq, try, i))""",
+                    {p("w_try", "::bool[]")}, {p("w_word", "::text[]")})
+             WITH ORDINALITY AS u(nq, dq, bq, side, keys, freq, try, word, i))""",
     ]
     names = [f"n{s}" for s in range(sides)]
     for s in range(sides):
@@ -251,6 +260,7 @@ def _build(
             if table.typos
             else "false"
         )
+    trigram_names = table.synonyms or table.name
     out_cols = ", ".join(f"g.{col}" for col in table.output)
     sort_cols = ", ".join(f"g.{col.split()[0]}" for col in table.sort if col.split()[0] != "id")
     pres = []
@@ -265,8 +275,12 @@ def _build(
             names=f"g.{nv} @@ {p(f'names{s}', '::tsquery')}",
             fuzzy=f"(c.fz OR g.{nv} @@ {p('names0', '::tsquery')} OR {typo_word})"
             if one_word
-            else f"(c.fz OR NOT EXISTS (SELECT 1 FROM w WHERE w.side = {s} AND NOT "
-            f"(g.{nv} @@ w.nq OR {typo_word})))",
+            # A trigram candidate (`c.fz`) is fuzzy only through words that are themselves
+            # close to its names: "mcp resource" must not make "Cross-Origin Resource
+            # Sharing" a fuzzy match of both words (SQLite tests each word the same way).
+            else f"(NOT EXISTS (SELECT 1 FROM w WHERE w.side = {s} AND NOT "
+            f"(g.{nv} @@ w.nq OR {typo_word} OR (c.fz AND "
+            f"word_similarity(w.word, g.{trigram_names}) >= {TRIGRAM_WORD_MIN}))))",
             score="0",  # the coverage tier comes after, from the lazily computed score
         )
         pres.append(
@@ -361,7 +375,8 @@ def _build(
             f"LIMIT {p('limit')})"
         )
         return _Statistics.appended(sql, table, p, stats), p
-    # A comparison: the best entry of each side first, then everything by its better side.
+    # A comparison: the best entry of each side first, then everything by its better side,
+    # ties in the order of the first side ("rest vs graphql": REST, then GraphQL).
     ranks = ", ".join(
         f"row_number() OVER (ORDER BY r.tier{s} DESC, r.score{s} DESC, r.close{s} DESC, "
         f"{table.order('r')}) AS rank{s}"
@@ -374,7 +389,7 @@ def _build(
         f"WITH {', '.join(ctes)} (SELECT k.id, {out.replace('r.', 'k.')}, {best('tier')}, "
         f"{best('score')}, {best('close')}, k.lv FROM k WHERE {best('tier')} > 0 "
         f"ORDER BY ({first}) DESC, {best('tier')} DESC, {best('score')} DESC, "
-        f"{best('close')} DESC, {table.order('k')} LIMIT {p('limit')})"
+        f"{best('close')} DESC, k.rank0 LIMIT {p('limit')})"
     )
     return _Statistics.appended(sql, table, p, stats), p
 
@@ -542,6 +557,7 @@ def _values(table: Table, q: Query, limit: int, now) -> dict:
     frequencies, values["rows"] = STATISTICS.get(table)
     values["w_freq"] = [frequencies.get(alternatives[0], 0.0) for alternatives in q.alternatives]
     values["w_try"] = _partial_words(values["w_freq"], values["w_side"], values["rows"])
+    values["w_word"] = [_fold_word(w) for w in q.words]
     values["cap"] = max(limit, 10) + 10
     values["words"] = [_fold_word(w) for w in q.words] if n > 1 else []
     values["typo"] = max(q.typo_keys, key=len, default=[])

@@ -23,7 +23,15 @@ from django.utils.safestring import SafeString, mark_safe
 from rapidfuzz.distance import OSA
 
 from ..polish import fold
-from ..stemming import TYPO_MIN_LENGTH, deletion_keys, query_stems, stem, words
+from ..stemming import (
+    TYPO_MIN_LENGTH,
+    deletion_keys,
+    english_singulars,
+    polish_alternations,
+    query_stems,
+    stem,
+    words,
+)
 
 MAX_QUERY_LENGTH = 200
 MAX_QUERY_WORDS = 8
@@ -79,6 +87,23 @@ POLISH_STOP_WORDS = _forms(
     # conditions, negation, particles, abbreviations
     "gdy gdyby jeśli jeżeli kiedyś nie już jeszcze tylko bardzo np itp itd tj m.in",
 )
+# A chat's greetings, thanks and requests ("hej, potrzebuję krótkiej definicji X", "please
+# explain X"): what the asker wants, not what about. Matched as typed only (diacritics
+# folded): one edit from them are subject words ("kroki", "dzieli", "prośby", "części").
+CHAT_WORDS = _forms(
+    "hej hejka cześć witam witaj halo siema dzięki dziękuję dzieki pozdrawiam "
+    "potrzebuję potrzebuje potrzebujemy potrzebować potrzebna potrzebny potrzebne "
+    "szukam szukamy szukać poszukuję znaleźć znajdę znajdź pomóż pomóżcie pomożesz pomóc "
+    "pomocy możesz możecie mógłbyś mogłabyś mógłby mogłaby mogę chciałbyś chcielibyśmy "
+    "zrozumieć zrozumienie zrozumienia rozumiem wyjaśnienia wyjaśnień pytanie pytam "
+    "interesuje ciekawi temat tematu temacie opisać opisane opisany opisana opisano "
+    "budować zbudować buduję budujemy tworzyć trochę więcej dokładniej szczegółowo "
+    "krótki krótka krótkie krótkiej krótką krótko krótkiego krótkim prosty prosta proste "
+    "prostej prostymi prosto",
+    "hey hi hello please pls thanks thank need needs want wants looking search searching "
+    "find help understand know learn like im short brief briefly quick quickly simple "
+    "simply question describe described some",
+)
 ENGLISH_STOP_WORDS = _forms(
     "what whats what's is are was were be been being do does did how why when where which who "
     "whom a an the of in on at to for from with by about into and or vs versus than "
@@ -88,7 +113,7 @@ ENGLISH_STOP_WORDS = _forms(
     "can could should would will i we you my our your me tell show give define "
     "s t d ll re ve m",  # "what's", "don't", "I'd", "we'll", "they're", "I've", "I'm"
 )
-STOP_WORDS = POLISH_STOP_WORDS | ENGLISH_STOP_WORDS
+STOP_WORDS = POLISH_STOP_WORDS | ENGLISH_STOP_WORDS | CHAT_WORDS
 # Stop words long enough for a typo in them to be told from another word (one edit or swap):
 # Polish ones of five letters or more, English ones of seven ("about" is one edit from
 # "abort"), and a swap of two letters in the commonest short Polish frames ("jset", "cyzm").
@@ -138,6 +163,21 @@ def is_stop_word(folded: str) -> bool:
     return False
 
 
+# The verbs that follow a question's opening word ("czym jest", "co to", "czym są").
+_FRAME_VERBS = _forms("jest są to")
+
+
+def _frame_typo(first: str, second: str) -> bool:
+    """A query's four-letter first word one edit from a short frame ("czyn jest kursor",
+    "czum są sesje"): followed by the frame's verb, a substitution is a typo too (alone, a
+    four-letter word one substitution from "jaki" or "czym" may be a subject)."""
+    return (
+        len(first) == 4
+        and second in _FRAME_VERBS
+        and any(OSA.distance(first, w, score_cutoff=1) <= 1 for w in _SWAP_STOP)
+    )
+
+
 # Per word, once per process: a glossary's vocabulary is finite, so a query never seen before
 # is mostly made of words seen before (and one query folds each word in several places).
 @lru_cache(maxsize=65_536)
@@ -147,8 +187,10 @@ def _fold_word(word: str) -> str:
 
 @lru_cache(maxsize=65_536)
 def _analysed(word: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    """A subject word's stems (`query_stems`) and one-deletion typo keys."""
-    return tuple(query_stems(word)), _keys(_fold_word(word))
+    """A subject word's stems (`query_stems`, an English plural's singular, a Polish
+    alternation's base form) and one-deletion typo keys."""
+    stems = sorted({*query_stems(word), *english_singulars(word), *polish_alternations(word)})
+    return tuple(stems), _keys(_fold_word(word))
 
 
 @lru_cache(maxsize=65_536)
@@ -205,6 +247,8 @@ class Query:
         folded = [_fold_word(w) for w in raw]
         cue = any(f in COMPARISON_CUES for f in folded)
         content = [not is_stop_word(f) for f in folded]
+        if len(folded) > 2 and content[0] and _frame_typo(folded[0], folded[1]):
+            content[0] = False
         if not any(content):
             return [Segment(raw[:MAX_QUERY_WORDS])] if raw else []
         for i, f in enumerate(folded):

@@ -143,8 +143,7 @@ def _rank(q: Query, rows, *, article: bool) -> list[tuple]:
     if article:
         out.sort(key=lambda r: r[0], reverse=True)
         out.sort(key=lambda r: r[4], reverse=True)
-        for s in range(len(sides)):
-            out.sort(key=lambda r, s=s: (-r[5][s], -r[6][s], -r[7][s]))
+        out.sort(key=lambda r: (-r[5][0], -r[6][0], -r[7][0]))
     else:
         out.sort(key=order(0))
     if q.comparison:

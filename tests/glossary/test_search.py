@@ -10,7 +10,15 @@ from glossary import search
 from glossary.importexport import SourceRow
 from glossary.importing import import_terms
 from glossary.models import Term
-from glossary.stemming import deletion_keys, document_stems, query_stems
+from glossary.search.query import Query
+from glossary.stemming import (
+    deletion_keys,
+    document_stems,
+    english_singulars,
+    polish_alternations,
+    query_stems,
+    stem,
+)
 from tests.factories import make_article, make_draft_term, make_future_term, make_term
 
 pytestmark = pytest.mark.django_db
@@ -73,6 +81,75 @@ def test_deletion_keys_link_a_swap_of_letters():
     """ "agnet" and "agent" share a one-deletion key; words under five letters get none."""
     assert set(deletion_keys("agnet")) & set(deletion_keys("agent"))
     assert deletion_keys("mcp") == []
+
+
+@pytest.mark.parametrize(
+    ("word", "singular"),
+    [("tools", "tool"), ("llms", "llm"), ("capabilities", "capability"), ("caches", "cache"),
+     ("boxes", "box"), ("apis", "api")],
+)  # fmt: skip
+def test_english_plurals_also_try_their_singular(word, singular):
+    """A plain-ASCII query word in -s, -es or -ies also matches its English singular (the
+    Polish stemmer keeps "hallucinations" whole, and the entry is named "hallucination")."""
+    assert stem(singular) in english_singulars(word)
+
+
+@pytest.mark.parametrize("word", ["status", "class", "analysis", "agent", "słowniki", "mcp"])
+def test_words_that_are_no_english_plural_get_no_singular(word):
+    """Words in -ss, -us, a longer -is, words not ending in s and Polish words with
+    diacritics get no English singular."""
+    assert english_singulars(word) == []
+
+
+@pytest.mark.parametrize(
+    ("word", "base"),
+    [("serwerze", "serwer"), ("kodzie", "kod"), ("kontekście", "kontekst"),
+     ("kliencie", "klient"), ("nagłówku", "nagłówek")],
+)  # fmt: skip
+def test_polish_alternations_also_try_the_base_form(word, base):
+    """A query word whose ending softened the stem ("na serwerze", "w kontekście") or lost a
+    mobile e ("nagłówku") also matches the base form, which the stemmer alone misses."""
+    assert stem(base) in polish_alternations(word)
+    assert stem(base) != stem(word)
+
+
+# --- Parsing -------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "subject"),
+    [
+        ("hej, potrzebuję krótkiej definicji kursora", ["kursora"]),
+        ("szukam czegoś o paginacji, pomożesz?", ["paginacji"]),
+        ("dzięki, a możesz wyjaśnić idempotentność", ["idempotentność"]),
+        ("please tell me about embeddings", ["embeddings"]),
+        ("hey, I need a short definition of cursors", ["cursors"]),
+    ],
+)
+def test_chat_greetings_and_requests_are_no_subject(text, subject):
+    """Greetings, thanks and requests ("hej", "potrzebuję", "please", "I need") are dropped
+    like question frames, in their inflected forms, in Polish and English."""
+    assert Query(text).words == subject
+
+
+@pytest.mark.parametrize("word", ["kroki", "dzieli", "prośby"])
+def test_chat_words_have_no_typo_tolerance(word):
+    """A subject word one edit from a chat word ("kroki" ~ "krótki") is kept."""
+    assert Query(f"jak działają {word}").words == [word]
+
+
+@pytest.mark.parametrize(
+    ("text", "subject"),
+    [
+        ("czyn jest kursor", ["kursor"]),
+        ("czum są sesje", ["sesje"]),
+        ("czyn kursor", ["czyn", "kursor"]),
+    ],
+)
+def test_a_four_letter_frame_with_a_substitution_is_a_frame_before_its_verb(text, subject):
+    """ "czyn jest X": a first word one substitution from "czym" followed by "jest"/"są"/"to"
+    is the frame mistyped; without the verb it stays a subject word."""
+    assert Query(text).words == subject
 
 
 # --- Matching ------------------------------------------------------------------------------
