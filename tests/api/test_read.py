@@ -658,6 +658,28 @@ def test_a_list_keyed_by_a_stale_state_answers_as_of_the_state_its_rows_saw(
     assert guessed["ETag"] != stale["ETag"] and guessed["X-WP-Total"] == "6"
 
 
+@pytest.mark.parametrize("walked", [True, False])
+def test_a_page_past_a_stale_total_is_judged_by_the_state_now(client, db, monkeypatch, walked):
+    """A page beyond the end of a list as this process last knew it (its kept total or ids,
+    of an older content state) but within the list as it is now is answered, not refused
+    with 400: an error found under the guessed state is checked against the state first."""
+    from api import queries
+
+    if not walked:
+        monkeypatch.setattr(queries, "MAX_WALKED", 0)
+    for name in ("Agent", "Bufor", "Cache", "Dane", "Encja"):
+        make_term(name)
+    assert get(client, "/terms", per_page=2, page=2)["X-WP-TotalPages"] == "3"
+    before = selectors.last_content_state()
+    make_term("Format")
+    make_term("Gniazdo")
+    monkeypatch.setattr(selectors, "_last_state", before)  # as after another process's write
+    last = get(client, "/terms", per_page=2, page=4)
+    assert [t["title"]["rendered"] for t in last.json()] == ["Gniazdo"]
+    assert last["X-WP-Total"] == "7" and last["X-WP-TotalPages"] == "4"
+    assert client.get(f"{API}/terms", {"per_page": 2, "page": 5}).status_code == 400
+
+
 def test_later_pages_reuse_the_total_until_the_content_changes(
     client, db, django_assert_num_queries
 ):
