@@ -416,8 +416,8 @@ class EntryViewSet(ContentViewSet):
         )
         if found is None:
             raise RestError(*self.not_found, 404)
-        values, entry_links, *read = found
-        return Row(self.model._meta, values), {"links": {pk: entry_links}}, (read or [None])[0]
+        values, entry_links, read = found
+        return Row(self.model._meta, values), {"links": {pk: entry_links}}, read
 
     @property
     def published_only(self) -> bool:

@@ -762,14 +762,14 @@ _ENTRY_ROWS: dict[tuple, Prepared] = {}
 
 def entry_with_links(
     *, model: type[Term | Article], pk: int, fields: tuple[str, ...], state: bool = False
-) -> tuple[dict, EntryLinks] | tuple[dict, EntryLinks, tuple | None] | None:
+) -> tuple[dict, EntryLinks, tuple | None] | None:
     """A published term or article `pk` as a dict of `fields`, with its links as
     `term_links`/`article_links` give them to readers (same entries, same order), in one
     statement: the row with one JSON column per kind of link (`with_entry_links`), compiled
     once per (model, fields, state). Why: the REST detail read the row, then the links UNION;
-    each statement cost ~225 µs of client CPU (term_detail, docs/benchmarks.md). `state`:
-    the content state comes in the same statement (`with_content_state`), third in the
-    answer."""
+    each statement cost ~225 µs of client CPU (term_detail, docs/benchmarks.md). The third
+    item is the content state when `state` asks for it in the same statement
+    (`with_content_state`), else None."""
     prepared = _ENTRY_ROWS.get((model, fields, state))
     if prepared is None:
         columns = link_columns(model, full=True)
@@ -788,10 +788,8 @@ def entry_with_links(
     if not rows:
         return None
     values = rows[0]
-    if state:
-        read = state_from_row(values)
-        return values, links_from_row(values, model=model, full=True), read
-    return values, links_from_row(values, model=model, full=True)
+    read = state_from_row(values) if state else None
+    return values, links_from_row(values, model=model, full=True), read
 
 
 # --- Whole texts for agents (/llms-full.txt: glossary/llms.py) -----------------------------

@@ -559,7 +559,7 @@ def _values(table: Table, q: Query, limit: int, now) -> dict:
     values["w_try"] = _partial_words(values["w_freq"], values["w_side"], values["rows"])
     values["w_word"] = [_fold_word(w) for w in q.words]
     values["cap"] = max(limit, 10) + 10
-    values["words"] = [_fold_word(w) for w in q.words] if n > 1 else []
+    values["words"] = values["w_word"] if n > 1 else []
     values["typo"] = max(q.typo_keys, key=len, default=[])
     values["use_trgm"] = q.fuzzy and len(q.key) <= TRIGRAM_MAX_CHARS
     values["trgm"] = q.key
