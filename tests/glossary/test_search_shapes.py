@@ -55,9 +55,17 @@ PARITY_PLACES = 3
 @pytest.fixture(scope="module")
 def demo(django_db_setup, django_db_blocker):
     """Per query: the engine's slugs (top 10) and, on PostgreSQL, the Python ranking's, over
-    the demo content loaded once and rolled back afterwards."""
+    the demo content loaded once and rolled back afterwards. The planner statistics the
+    engine reads (which words are common, how many entries there are) are those of this
+    content, analyzed inside the transaction, and read afresh: whatever an earlier test's
+    rows left in them (autovacuum analyzes rolled-back inserts too) would choose other
+    partial-match words."""
+    postgres.STATISTICS.tables.clear()
     with django_db_blocker.unblock(), transaction.atomic():
         call_command("load_demo", verbosity=0)
+        if connection.vendor == "postgresql":
+            with connection.cursor() as cursor:
+                cursor.execute("ANALYZE glossary_term, glossary_article")
         out = {}
         for _shape, query, _slug in SHAPES:
             engine = [hit.slug for hit in term_search(query=query, limit=10)]
@@ -66,6 +74,7 @@ def demo(django_db_setup, django_db_blocker):
                 python = [row[1] for row in sqlite.term_rows(Query(query), 10)]
             out[query] = (engine, python)
         transaction.set_rollback(True)
+    postgres.STATISTICS.tables.clear()
     return out
 
 
