@@ -15,6 +15,7 @@ from django.db.models.functions import Lower
 from django.urls import reverse
 from django.utils import timezone
 
+from . import events
 from .markdown import render_markdown
 from .polish import fold, index_letter, polish_slugify, sort_key
 from .stemming import document_stems, names_field, stem, typo_keys
@@ -93,6 +94,18 @@ class Publishable(models.Model):
         if update_fields is not None:
             kwargs["update_fields"] = {*update_fields, *self.DERIVED_FIELDS, "updated_at"}
         super().save(*args, **kwargs)
+
+    @classmethod
+    def from_db(cls, db, field_names, values):
+        """An entry loaded from the database remembers what it looked like (its before-state
+        if it is saved later, glossary.events). Django's documented hook for loaded instances,
+        not a `post_init` receiver: that fired for every instance, and its dispatch and
+        snapshot cost ~19 µs of each row every page, REST list and MCP read turns into a model
+        (issue 16); an entry built in memory has nothing to remember (events treats it as new,
+        or as possibly public if it is saved with a primary key of its own)."""
+        instance = super().from_db(db, field_names, values)
+        instance._glossary_before = events.snapshot(instance)
+        return instance
 
     @property
     def is_public(self) -> bool:

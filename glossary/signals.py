@@ -5,20 +5,13 @@ Bulk writes (`bulk_create`, `bulk_update`, `QuerySet.update()`) send no signals;
 uses them calls `events.entries_changed()` itself (the import does).
 """
 
-from django.db.models.signals import m2m_changed, post_delete, post_init, post_save
+from django.db.models.signals import m2m_changed, post_delete, post_save
 from django.dispatch import Signal, receiver
 
 from . import events
 from .models import Article, Term
 
 _LINK_ACTIONS = frozenset(("post_add", "post_remove", "post_clear"))
-
-
-@receiver(post_init, sender=Term)
-@receiver(post_init, sender=Article)
-def remember_state(sender, instance, **kwargs):
-    """What the entry looked like when loaded: its before-state if it is saved later."""
-    instance._glossary_before = events.snapshot(instance)
 
 
 @receiver(post_save, sender=Term)
