@@ -6,9 +6,12 @@ import pytest
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 from django.utils import timezone
+from django.utils.text import slugify
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from glossary.models import Article, Series, Status, Term
-from glossary.polish import index_letter, polish_slugify, sort_key
+from glossary.polish import _FOLD, index_letter, polish_slugify, sort_key
 from tests.factories import make_article, make_draft_term, make_future_term, make_term
 
 pytestmark = pytest.mark.django_db
@@ -28,6 +31,15 @@ pytestmark = pytest.mark.django_db
 def test_slugs_fold_polish_letters(name, slug):
     """A slug keeps every Polish letter as its ASCII base letter, ł included."""
     assert polish_slugify(name) == slug
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.text(alphabet="abcxyz019-_ ĄąŁłÓóŻżAZ.\u0301\t", max_size=16))
+def test_a_slug_is_its_own_slug_and_the_shortcut_changes_no_answer(text):
+    """Text that is already a slug comes back unchanged without the full path, and any text
+    gets from `polish_slugify` exactly what folding and Django's slugify give."""
+    assert polish_slugify(text) == slugify(text.translate(_FOLD))
+    assert polish_slugify(polish_slugify(text)) == polish_slugify(text)
 
 
 def test_term_slug_is_generated_from_name():
