@@ -1,0 +1,177 @@
+"""How far a cold `get_term` can go in Python on this machine: ours, the SDK reference and the
+floor, side by side in one run.
+
+    scripts/with-postgres .venv/bin/python bench/floor.py [--duration 5] [--rounds 2]
+
+Issue 16 asks a cold read for at least 3× the SDK reference's req/s at a third of its server
+CPU. This benchmark says what that target costs: three servers under the same wrk load, each
+pinned to CPU 1, every published slug at most once per run (each run gets the whole shuffled
+list from another starting point: a 5-s run of the fastest server asks ~8,500 of the 9,686), in
+both protocol forms:
+- ours: the production command (`bench/mcp.py`'s), result cache off;
+- the reference: `bench/reference_server.py` (SDK `MCPServer`, uvicorn), the same SQL;
+- the floor: `bench/floor_server.py`, the same granian command around a bare WSGI function
+  that decodes the POST, runs the one statement ours runs (captured from
+  `selectors.term_detail(html=False)`), and encodes the row: no framework, no validation, no
+  presenter. No Python server that reads the same row can answer for less.
+It prints, per form, req/s, p99, server and PostgreSQL CPU per request, and what a third of the
+reference's CPU leaves: the target as a budget, next to what the floor already spends.
+Nothing here is a test; read ratios from one run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import shutil
+import statistics
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+_here = Path(__file__).resolve().parent
+sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != _here]
+sys.path.insert(0, str(ROOT))
+
+from bench import mcp as bench  # noqa: E402  (after the path fix)
+from bench.throwaway import database  # noqa: E402
+
+FORMS = {"legacy": "legacy", "modern": "2026-07-28"}
+
+
+def capture_floor_sql(slugs: list[str], path: Path) -> None:
+    """The statement `term_detail(html=False)` runs, as a template whose only variables are
+    the slug and the clock; every sampled slug must give the same SQL."""
+    from glossary import selectors
+
+    template = None
+    for slug in slugs:
+        statements = bench.capture_statements(
+            lambda s=slug: selectors.term_detail(slug=s, html=False)
+        )
+        if len(statements) != 1:
+            sys.exit(f"term_detail({slug!r}) ran {len(statements)} statements, expected 1")
+        sql, params = statements[0]
+        current = {"sql": sql, "params": bench._template(params, slug=slug)}
+        if template not in (None, current):
+            sys.exit(f"term_detail({slug!r}): SQL differs from the first slug's")
+        template = current
+    path.write_text(json.dumps(template, ensure_ascii=False), encoding="utf-8")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--terms", type=int, default=10_000)
+    parser.add_argument("--duration", type=int, default=5, help="seconds per wrk run")
+    parser.add_argument("--rounds", type=int, default=2)
+    parser.add_argument("--connections", type=int, default=16)
+    parser.add_argument("--threads", type=int, default=bench.THREADS)
+    parser.add_argument("--seed", type=int, default=20261130)
+    parser.add_argument(
+        "--reuse-db", action="store_true",
+        help="keep the slownik_bench database of an earlier run in the same cluster",
+    )  # fmt: skip
+    args = parser.parse_args()
+    if not os.environ.get("DATABASE_URL", "").startswith("postgres"):
+        sys.exit("run me under scripts/with-postgres (it provides a throwaway PostgreSQL)")
+    if hasattr(os, "sched_setaffinity"):
+        os.sched_setaffinity(0, {int(bench.LOAD_CPU)})
+    wrk = bench.ensure_wrk()
+    database_url, reused = database(
+        os.environ["DATABASE_URL"], "slownik_bench", reuse=args.reuse_db
+    )
+    tmp = Path(tempfile.mkdtemp(prefix="bench-floor-"))
+    os.environ["STATIC_ROOT"] = str(tmp / "static")
+    bench.setup_django(database_url)
+    if not reused:
+        bench.load_glossary(args.terms, args.seed)
+
+    from glossary.models import Term
+
+    slugs = list(Term.objects.published().order_by("id").values_list("slug", flat=True))
+    random.Random(args.seed).shuffle(slugs)
+    capture_floor_sql(slugs[:20], tmp / "floor.json")
+    problems = bench.capture_reference_sql([], slugs[:20], tmp / "reference.json")
+    if problems:
+        sys.exit("\n".join(problems))
+
+    env = {**os.environ, **bench.PROD_ENV, "DATABASE_URL": database_url, "PYTHONUNBUFFERED": "1"}
+    granian = [
+        str(Path(sys.executable).parent / "granian"), "--interface", "wsgi", "--workers", "1",
+        "--blocking-threads", str(args.threads), "--runtime-threads", "1", "--no-ws",
+        "--log-level", "warning", "--host", "127.0.0.1", "--port",
+    ]  # fmt: skip
+    ports = {name: bench.free_port() for name in ("ours", "floor", "reference")}
+    paths = {"ours": bench.MCP_PATH, "floor": bench.MCP_PATH, "reference": bench.REF_PATH}
+    servers = {
+        "ours": bench.Server(
+            "ours", [*granian, str(ports["ours"]), "config.wsgi:application"],
+            {**env, "MCP_RESULT_CACHE_SIZE": "0"}, ports["ours"], bench.probe_mcp(bench.MCP_PATH),
+        ),
+        "floor": bench.Server(
+            "floor", [*granian, str(ports["floor"]), "bench.floor_server:application"],
+            {**env, "FLOOR_STATEMENTS": str(tmp / "floor.json")}, ports["floor"],
+            lambda port: bench.post(port, bench.MCP_PATH, *bench.tool_call(
+                "get_term", {"slug": slugs[0]}, "legacy"))[0] == 200,
+        ),
+        "reference": bench.Server(
+            "reference", [sys.executable, str(ROOT / "bench" / "reference_server.py"), "--port",
+                          str(ports["reference"]), "--statements", str(tmp / "reference.json")],
+            env, ports["reference"], bench.probe_mcp(bench.REF_PATH),
+        ),
+    }  # fmt: skip
+    runs = len(FORMS) * args.rounds * len(servers)
+    step = len(slugs) // runs
+    # The whole list per run, each from another start: no repeats within a run unless a server
+    # answers more than len(slugs) requests in one (wrk then wraps around).
+    chunks = iter(slugs[i * step :] + slugs[: i * step] for i in range(runs))
+    results: dict[tuple[str, str], list[dict]] = {}
+    try:
+        for server in servers.values():
+            server.start()
+        for round_no in range(1, args.rounds + 1):
+            for form in FORMS:
+                for name, server in servers.items():
+                    specs = bench.mcp_specs(paths[name], "get_term", next(chunks), form)
+                    file = tmp / f"{name}-{form}-{round_no}.lua"
+                    bench.write_requests(file, specs)
+                    run = bench.run_wrk(wrk, server, file, args)
+                    results.setdefault((form, name), []).append(run)
+                    bench.log(
+                        f"round {round_no} {form:7} {name:9} {run['rps']:7.0f} req/s "
+                        f"p99 {run['p99']:6.1f} ms cpu {run['cpu_ms']:.3f} pg {run['pg_ms']:.3f}"
+                    )
+    finally:
+        for server in servers.values():
+            server.stop()
+        shutil.rmtree(tmp, ignore_errors=True)
+
+    print(
+        f"get_term, {len(slugs):,} slugs, each at most once per run, {args.rounds} rounds, "
+        f"median; wrk -t1 -c{args.connections} -d{args.duration}s; load {bench.load_average()}\n"
+    )
+    print(
+        "| form | server | req/s | × ref | p99 ms | CPU ms/req server | × ref | "
+        "CPU ms/req PostgreSQL |"
+    )
+    print("|---|---|---:|---:|---:|---:|---:|---:|")
+    for form, era in FORMS.items():
+        med = {
+            name: {k: statistics.median(r[k] for r in results[(form, name)])
+                   for k in ("rps", "p99", "cpu_ms", "pg_ms")}
+            for name in servers
+        }  # fmt: skip
+        ref = med["reference"]
+        for name, m in med.items():
+            print(f"| {era} | {name} | {m['rps']:,.0f} | {m['rps'] / ref['rps']:.2f}× | "
+                  f"{m['p99']:.1f} | {m['cpu_ms']:.2f} | {m['cpu_ms'] / ref['cpu_ms']:.2f}× | "
+                  f"{m['pg_ms']:.2f} |")  # fmt: skip
+        print(f"| {era} | target (issue 16) | {3 * ref['rps']:,.0f} | 3.00× | 15.0 | "
+              f"{ref['cpu_ms'] / 3:.2f} | 0.33× | |")  # fmt: skip
+
+
+if __name__ == "__main__":
+    main()
