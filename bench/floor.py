@@ -28,7 +28,6 @@ import random
 import shutil
 import statistics
 import sys
-import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -37,7 +36,6 @@ sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != _here]
 sys.path.insert(0, str(ROOT))
 
 from bench import mcp as bench  # noqa: E402  (after the path fix)
-from bench.throwaway import database  # noqa: E402
 
 FORMS = {"legacy": "legacy", "modern": "2026-07-28"}
 
@@ -75,17 +73,9 @@ def main() -> None:
         help="keep the slownik_bench database of an earlier run in the same cluster",
     )  # fmt: skip
     args = parser.parse_args()
-    if not os.environ.get("DATABASE_URL", "").startswith("postgres"):
-        sys.exit("run me under scripts/with-postgres (it provides a throwaway PostgreSQL)")
-    if hasattr(os, "sched_setaffinity"):
-        os.sched_setaffinity(0, {int(bench.LOAD_CPU)})
-    wrk = bench.ensure_wrk()
-    database_url, reused = database(
-        os.environ["DATABASE_URL"], "slownik_bench", reuse=args.reuse_db
+    wrk, database_url, reused, tmp = bench.start_run(
+        "slownik_bench", "bench-floor-", reuse=args.reuse_db
     )
-    tmp = Path(tempfile.mkdtemp(prefix="bench-floor-"))
-    os.environ["STATIC_ROOT"] = str(tmp / "static")
-    bench.setup_django(database_url)
     if not reused:
         bench.load_glossary(args.terms, args.seed)
 

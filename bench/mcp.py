@@ -106,6 +106,27 @@ def setup_django(database_url: str) -> None:
     django.setup()
 
 
+def start_run(database_name: str, prefix: str, *, reuse: bool) -> tuple[str, str, bool, Path]:
+    """What a benchmark that starts servers does first (bench/mcp.py, rest.py, floor.py): check
+    it runs under scripts/with-postgres, pin itself to the load's CPU, find wrk, create (or with
+    `reuse` keep) the database, make a scratch directory (STATIC_ROOT for collectstatic, as
+    production does) and set Django up. Returns (wrk, database URL, reused, scratch dir)."""
+    global SERVER_CPU
+    if not os.environ.get("DATABASE_URL", "").startswith("postgres"):
+        sys.exit("run me under scripts/with-postgres (it provides a throwaway PostgreSQL)")
+    if (os.cpu_count() or 1) < 2:
+        SERVER_CPU = LOAD_CPU
+        log("only one CPU: servers and wrk share it")
+    if hasattr(os, "sched_setaffinity"):
+        os.sched_setaffinity(0, {int(LOAD_CPU)})
+    wrk = ensure_wrk()
+    database_url, reused = database(os.environ["DATABASE_URL"], database_name, reuse=reuse)
+    tmp = Path(tempfile.mkdtemp(prefix=prefix))
+    os.environ["STATIC_ROOT"] = str(tmp / "static")
+    setup_django(database_url)
+    return wrk, database_url, reused, tmp
+
+
 # --- data ---------------------------------------------------------------------------------------
 
 
@@ -925,21 +946,7 @@ def main() -> None:
     )  # fmt: skip
     args = parser.parse_args()
 
-    if "DATABASE_URL" not in os.environ or not os.environ["DATABASE_URL"].startswith("postgres"):
-        sys.exit("run me under scripts/with-postgres (it provides a throwaway PostgreSQL)")
-    if (os.cpu_count() or 1) < 2:
-        global SERVER_CPU
-        SERVER_CPU = LOAD_CPU
-        log("only one CPU: servers and wrk share it")
-    if hasattr(os, "sched_setaffinity"):
-        os.sched_setaffinity(0, {int(LOAD_CPU)})
-    wrk = ensure_wrk()
-    database_url, reused = database(
-        os.environ["DATABASE_URL"], "slownik_bench", reuse=args.reuse_db
-    )
-    tmp = Path(tempfile.mkdtemp(prefix="bench-mcp-"))
-    os.environ["STATIC_ROOT"] = str(tmp / "static")  # collectstatic, as production does
-    setup_django(database_url)
+    wrk, database_url, reused, tmp = start_run("slownik_bench", "bench-mcp-", reuse=args.reuse_db)
 
     from django.core.management import call_command
 

@@ -27,7 +27,6 @@ import signal
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -37,7 +36,6 @@ sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != _here]
 sys.path.insert(0, str(ROOT))
 
 from bench import mcp as machinery  # noqa: E402  (after the path fix)
-from bench.throwaway import database  # noqa: E402
 
 API = "/wp-json/webflux/v1"
 REFERENCE = "MCP get_term (legacy)"
@@ -109,19 +107,9 @@ def main() -> None:
     parser.add_argument("--reuse-db", action="store_true")
     args = parser.parse_args()
 
-    if not os.environ.get("DATABASE_URL", "").startswith("postgres"):
-        sys.exit("run me under scripts/with-postgres (it provides a throwaway PostgreSQL)")
-    if (os.cpu_count() or 1) < 2:
-        machinery.SERVER_CPU = machinery.LOAD_CPU
-    if hasattr(os, "sched_setaffinity"):
-        os.sched_setaffinity(0, {int(machinery.LOAD_CPU)})
-    wrk = machinery.ensure_wrk()
-    database_url, reused = database(
-        os.environ["DATABASE_URL"], "slownik_bench_rest", reuse=args.reuse_db
+    wrk, database_url, reused, tmp = machinery.start_run(
+        "slownik_bench_rest", "bench-rest-", reuse=args.reuse_db
     )
-    tmp = Path(tempfile.mkdtemp(prefix="bench-rest-"))
-    os.environ["STATIC_ROOT"] = str(tmp / "static")
-    machinery.setup_django(database_url)
     from django.core.management import call_command
 
     from glossary.models import Term
