@@ -89,20 +89,16 @@ def main() -> None:
         sys.exit("\n".join(problems))
 
     env = {**os.environ, **bench.PROD_ENV, "DATABASE_URL": database_url, "PYTHONUNBUFFERED": "1"}
-    granian = [
-        str(Path(sys.executable).parent / "granian"), "--interface", "wsgi", "--workers", "1",
-        "--blocking-threads", str(args.threads), "--runtime-threads", "1", "--no-ws",
-        "--log-level", "warning", "--host", "127.0.0.1", "--port",
-    ]  # fmt: skip
     ports = {name: bench.free_port() for name in ("ours", "floor", "reference")}
     paths = {"ours": bench.MCP_PATH, "floor": bench.MCP_PATH, "reference": bench.REF_PATH}
     servers = {
         "ours": bench.Server(
-            "ours", [*granian, str(ports["ours"]), "config.wsgi:application"],
+            "ours", bench.granian_argv(args.threads, ports["ours"]),
             {**env, "MCP_RESULT_CACHE_SIZE": "0"}, ports["ours"], bench.probe_mcp(bench.MCP_PATH),
         ),
         "floor": bench.Server(
-            "floor", [*granian, str(ports["floor"]), "bench.floor_server:application"],
+            "floor",
+            bench.granian_argv(args.threads, ports["floor"], "bench.floor_server:application"),
             {**env, "FLOOR_STATEMENTS": str(tmp / "floor.json")}, ports["floor"],
             lambda port: bench.post(port, bench.MCP_PATH, *bench.tool_call(
                 "get_term", {"slug": slugs[0]}, "legacy"))[0] == 200,

@@ -2,9 +2,9 @@
 
 No Django, no SDK, no validation, no presenter: read the POST, decode it with orjson, run the
 statement our `glossary.selectors.term_detail(html=False)` runs (captured by `bench/floor.py`
-through Django's `execute_wrapper` and given here as `--statements`; prepared on first use
-on a per-thread psycopg connection), and answer the row as a JSON-RPC tool result (the row's
-columns as `structuredContent`, the same bytes as the text block). Whatever Słownik or any
+through Django's `execute_wrapper` and named here by `FLOOR_STATEMENTS`; prepared on first
+use on a per-thread psycopg connection), and answer the row as a JSON-RPC tool result (the
+row's columns as `structuredContent`, and as JSON text in the text block). Whatever Słownik or any
 other Python MCP server does for a cold `get_term` on this machine costs at least this much:
 the server's request cycle, one round trip with its driver and one JSON encoding.
 

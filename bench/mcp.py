@@ -127,6 +127,17 @@ def start_run(database_name: str, prefix: str, *, reuse: bool) -> tuple[str, str
     return wrk, database_url, reused, tmp
 
 
+def granian_argv(threads: int, port: int, app: str = "config.wsgi:application") -> list[str]:
+    """The production command the README recommends (one granian WSGI worker, `threads`
+    blocking threads), serving `app` on 127.0.0.1:`port`: ours in every benchmark, and the
+    bare floor of bench/floor.py under the same server."""
+    return [
+        str(Path(sys.executable).parent / "granian"), "--interface", "wsgi", "--workers", "1",
+        "--blocking-threads", str(threads), "--runtime-threads", "1", "--no-ws",
+        "--log-level", "warning", "--host", "127.0.0.1", "--port", str(port), app,
+    ]  # fmt: skip
+
+
 # --- data ---------------------------------------------------------------------------------------
 
 
@@ -991,15 +1002,8 @@ def main() -> None:
         our_env["MCP_RESULT_CACHE_SIZE"] = "0"
     if args.health_checks:
         our_env["CONN_HEALTH_CHECKS"] = "1"
-    venv_bin = Path(sys.executable).parent
-    ours = Server(
-        "ours",
-        [str(venv_bin / "granian"), "--interface", "wsgi", "--workers", "1",
-         "--blocking-threads", str(args.threads), "--runtime-threads", "1", "--no-ws",
-         "--log-level", "warning",
-         "--host", "127.0.0.1", "--port", str(port := free_port()), "config.wsgi:application"],
-        our_env, port, probe_mcp(MCP_PATH),
-    )  # fmt: skip
+    port = free_port()
+    ours = Server("ours", granian_argv(args.threads, port), our_env, port, probe_mcp(MCP_PATH))
     reference = Server(
         "reference",
         [sys.executable, str(ROOT / "bench" / "reference_server.py"), "--port",
@@ -1012,7 +1016,7 @@ def main() -> None:
         cold_env = {**our_env, "MCP_RESULT_CACHE_SIZE": "0"}
         servers["ours, cache off"] = Server(
             "ours, cache off",
-            [*ours.argv[:-3], "--port", str(cport := free_port()), ours.argv[-1]],
+            granian_argv(args.threads, cport := free_port()),
             cold_env, cport, probe_mcp(MCP_PATH),
         )  # fmt: skip
     if args.reads:
@@ -1021,12 +1025,12 @@ def main() -> None:
         if "ours, cache off" not in servers:
             servers["ours, cache off"] = Server(
                 "ours, cache off",
-                [*ours.argv[:-3], "--port", str(cport := free_port()), ours.argv[-1]],
+                granian_argv(args.threads, cport := free_port()),
                 {**our_env, "MCP_RESULT_CACHE_SIZE": "0"}, cport, probe_mcp(MCP_PATH),
             )  # fmt: skip
         servers["ours, cache on"] = Server(
             "ours, cache on",
-            [*ours.argv[:-3], "--port", str(wport := free_port()), ours.argv[-1]],
+            granian_argv(args.threads, wport := free_port()),
             {**our_env, "MCP_RESULT_CACHE_SIZE": str(CACHE_ON_SIZE)}, wport, probe_mcp(MCP_PATH),
         )  # fmt: skip
     try:

@@ -139,15 +139,10 @@ def main() -> None:
 
     env = {**os.environ, **machinery.PROD_ENV, "DATABASE_URL": database_url,
            "PYTHONUNBUFFERED": "1", "MCP_RESULT_CACHE_SIZE": "0"}  # fmt: skip
-    venv_bin = Path(sys.executable).parent
     port = machinery.free_port()
     server = machinery.Server(
-        "ours",
-        [str(venv_bin / "granian"), "--interface", "wsgi", "--workers", "1",
-         "--blocking-threads", str(args.threads), "--runtime-threads", "1", "--no-ws",
-         "--log-level", "warning", "--host", "127.0.0.1", "--port", str(port),
-         "config.wsgi:application"],
-        env, port, machinery.probe_mcp(machinery.MCP_PATH),
+        "ours", machinery.granian_argv(args.threads, port), env, port,
+        machinery.probe_mcp(machinery.MCP_PATH),
     )  # fmt: skip
     scenarios: dict[str, dict] = {}
     try:
