@@ -118,8 +118,9 @@ MIDDLEWARE = [
     "api.middleware.RestHostMiddleware",
     "mcp_endpoint.transports.middleware.McpHostMiddleware",
     "django.middleware.security.SecurityMiddleware",
-    # Security headers of pages (CONTENT_SECURITY_POLICY, PERMISSIONS_POLICY below).
-    "csp.middleware.CSPMiddleware",
+    # Security headers of pages (CONTENT_SECURITY_POLICY, PERMISSIONS_POLICY below); django-csp
+    # with the policy text built once per process (config/csp.py).
+    "config.csp.CSPMiddleware",
     "django_permissions_policy.PermissionsPolicyMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",

@@ -102,3 +102,65 @@ class _Urls:
         self.urlpatterns = [extra, *base.urlpatterns]
         self.handler404 = base.handler404
         self.handler500 = base.handler500
+
+
+# --- The policy text, built once per process (config/csp.py) --------------------------------
+
+
+def test_the_policy_text_is_built_once_not_per_response(client, monkeypatch):
+    """Responses that do not change their policy get the text django-csp builds from the
+    settings, built once per process: three pages and a REST read, two builds (the policy
+    and the report-only one), and the very text the library's own path gives."""
+    from csp.utils import build_policy
+
+    import config.csp
+
+    calls = []
+
+    def counting(*args, **kwargs):
+        calls.append(kwargs.get("report_only", False))
+        return build_policy(*args, **kwargs)
+
+    monkeypatch.setattr(config.csp, "_built", None)
+    monkeypatch.setattr(config.csp, "build_policy", counting)
+    make_term("MCP", slug="mcp")
+    headers = [
+        client.get(path)["Content-Security-Policy"]
+        for path in ("/", "/slownik/", "/slownik/mcp/", "/wp-json/webflux/v1/terms?slug=mcp")
+    ]
+    assert sorted(calls) == [False, True]
+    assert set(headers) == {build_policy()}
+
+
+def test_a_changed_policy_setting_takes_effect_at_once(client):
+    """The built text is dropped when the settings change: a response after
+    `override_settings` carries the new policy, and one after it the old one again."""
+    before = client.get("/")["Content-Security-Policy"]
+    with override_settings(CONTENT_SECURITY_POLICY={"DIRECTIVES": {"default-src": ["'none'"]}}):
+        assert client.get("/")["Content-Security-Policy"] == "default-src 'none'"
+    assert client.get("/")["Content-Security-Policy"] == before
+
+
+def test_a_response_that_changes_its_policy_takes_the_librarys_path(rf):
+    """A response a decorator gave its own policy (`csp_replace`, as the 500 page's) or
+    exempted (`csp_exempt`) is answered by django-csp itself, not with the built text."""
+    from csp.decorators import csp_exempt, csp_replace
+    from django.http import HttpResponse
+
+    from config.csp import CSPMiddleware
+
+    @csp_replace({"img-src": ["'none'"]})
+    def replaced(request):
+        return HttpResponse("x")
+
+    @csp_exempt()
+    def exempt(request):
+        return HttpResponse("x")
+
+    for view, check in (
+        (replaced, lambda r: "img-src 'none'" in r["Content-Security-Policy"]),
+        (exempt, lambda r: "Content-Security-Policy" not in r),
+    ):
+        request = rf.get("/")
+        middleware = CSPMiddleware(view)
+        assert check(middleware(request)), view.__name__
