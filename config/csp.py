@@ -1,18 +1,18 @@
 """django-csp's middleware with the policy built once per process instead of per response.
 
 Why: `csp.middleware.CSPMiddleware` builds the header text from the settings on every
-response, twice (the policy and the report-only one): ~135 µs of every page and every REST
-response (measured: the middleware's request and response hooks around a bare response), which
-was 8% of a REST entry read (bench/mcp.py, issue 12). The text depends only on the settings
-unless a response changes the policy (the `csp_update`/`csp_replace`/`csp_exempt` decorators)
-or its template used a nonce; those responses take the library's own path. The built text is
-dropped when the settings change (`override_settings` in tests), so nothing can go stale.
+response, twice (the policy and the report-only one): ~135 µs of every page the site's
+handler serves (the REST and MCP routes have handlers of their own without it, config/wsgi.py).
+`bench/pages.py` gives the pages' figures, rendered and cached. The text depends only on the
+settings unless a response changes the policy (the `csp_update`/`csp_replace`/`csp_exempt`
+decorators) or its template used a nonce; those responses take the library's own path. The
+built text is dropped when the settings change (`override_settings` in tests), as
+django-permissions-policy does with its header.
 """
 
 from __future__ import annotations
 
 import http.client as http_client
-import threading
 
 from csp.constants import HEADER, HEADER_REPORT_ONLY
 from csp.middleware import CheckableLazyObject
@@ -36,27 +36,26 @@ _PER_RESPONSE = (
 )
 _DEBUG_EXEMPT = (http_client.INTERNAL_SERVER_ERROR, http_client.NOT_FOUND)
 
-_lock = threading.Lock()
-_built: tuple | None = None  # (policy, report-only policy, their excluded path prefixes)
+# (policy, report-only policy, their excluded path prefixes). Two threads building it at once
+# build the same text; the second assignment replaces the first with an equal tuple.
+_built: tuple | None = None
 
 
 def _policies() -> tuple:
     global _built
-    built = _built
-    if built is None:
-        with _lock:
-            excluded = []
-            for name in ("CONTENT_SECURITY_POLICY", "CONTENT_SECURITY_POLICY_REPORT_ONLY"):
-                policy = getattr(settings, name, None) or {}
-                excluded.append(tuple(policy.get("EXCLUDE_URL_PREFIXES", None) or ()))
-            built = _built = (build_policy(), build_policy(report_only=True), *excluded)
-    return built
+    if _built is None:
+        excluded = []
+        for name in ("CONTENT_SECURITY_POLICY", "CONTENT_SECURITY_POLICY_REPORT_ONLY"):
+            policy = getattr(settings, name, None) or {}
+            excluded.append(tuple(policy.get("EXCLUDE_URL_PREFIXES", None) or ()))
+        _built = (build_policy(), build_policy(report_only=True), *excluded)
+    return _built
 
 
 @receiver(setting_changed)
 def _forget(*, setting, **kwargs) -> None:
     global _built
-    if setting.startswith("CONTENT_SECURITY_POLICY") or setting == "DEBUG":
+    if setting.startswith("CONTENT_SECURITY_POLICY"):
         _built = None
 
 

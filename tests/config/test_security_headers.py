@@ -109,8 +109,8 @@ class _Urls:
 
 def test_the_policy_text_is_built_once_not_per_response(client, monkeypatch):
     """Responses that do not change their policy get the text django-csp builds from the
-    settings, built once per process: three pages and a REST read, two builds (the policy
-    and the report-only one), and the very text the library's own path gives."""
+    settings, built once per process: four pages, two builds (the policy and the report-only
+    one), and the very text the library's own path gives."""
     from csp.utils import build_policy
 
     import config.csp
@@ -126,7 +126,7 @@ def test_the_policy_text_is_built_once_not_per_response(client, monkeypatch):
     make_term("MCP", slug="mcp")
     headers = [
         client.get(path)["Content-Security-Policy"]
-        for path in ("/", "/slownik/", "/slownik/mcp/", "/wp-json/webflux/v1/terms?slug=mcp")
+        for path in ("/", "/slownik/", "/slownik/mcp/", "/szukaj/?q=mcp")
     ]
     assert sorted(calls) == [False, True]
     assert set(headers) == {build_policy()}
