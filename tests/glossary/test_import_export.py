@@ -518,3 +518,29 @@ def test_the_copy_path_writes_what_the_ordinary_path_writes(tmp_path, monkeypatc
     assert exported["serwer"]["body"] == rows[0]["body"]
     assert exported["serwer"]["categories"] == ["Sieci"]
     assert Term.objects.create(name="Po imporcie", short_definition="D.").pk > sesja.pk
+
+
+@pytest.mark.postgres
+def test_a_large_import_refreshes_the_statistics_of_the_tables_it_grew(monkeypatch):
+    """An import writing `ANALYZE_FROM` terms or more ANALYZEs the term and link tables inside
+    its transaction, before reading the written terms back: the planner then sees the table as
+    it now is (its own uncommitted rows included), not as it was before the import. A smaller
+    import leaves the statistics alone."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    def planner_rows() -> float:
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT reltuples FROM pg_class WHERE oid = 'glossary_term'::regclass")
+            return cursor.fetchone()[0]
+
+    monkeypatch.setattr(importing, "ANALYZE_FROM", 3)
+    with CaptureQueriesContext(connection) as small:
+        import_terms(parse_json(json.dumps([term_row("a"), term_row("b")])))
+    assert not [q for q in small.captured_queries if q["sql"].startswith("ANALYZE")]
+    before = planner_rows()
+    with CaptureQueriesContext(connection) as large:
+        import_terms(parse_json(json.dumps([term_row(s) for s in ("c", "d", "e", "f")])))
+    analyzed = [q["sql"] for q in large.captured_queries if q["sql"].startswith("ANALYZE")]
+    assert len(analyzed) == 1 and '"glossary_term"' in analyzed[0]
+    assert planner_rows() == Term.objects.count() == 6 != before
