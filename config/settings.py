@@ -469,7 +469,7 @@ REST_FRAMEWORK = {
     ],
     "DEFAULT_PERMISSION_CLASSES": ["api.permissions.ContentPermissions"],
     "DEFAULT_RENDERER_CLASSES": ["api.renderers.JSONRenderer"],
-    "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
+    "DEFAULT_PARSER_CLASSES": ["api.parsers.JSONParser"],
     "DEFAULT_CONTENT_NEGOTIATION_CLASS": "api.renderers.JSONNegotiation",
     "DEFAULT_THROTTLE_CLASSES": ["api.throttling.WriteRateThrottle"],
     "DEFAULT_THROTTLE_RATES": {

@@ -122,3 +122,22 @@ def test_nul_in_a_json_key_or_a_broken_body_is_a_400(editor_auth, ids):
         )
         assert response.status_code == 400, (body, response.content)
         assert response.json()["code"].startswith("rest_")
+
+
+@pytest.mark.parametrize("method", ["post", "patch", "put"])
+@pytest.mark.parametrize(
+    "shape", ["[" * 5000 + "]" * 5000, '{"title": ' + "[" * 5000 + "]" * 5000 + "}"]
+)
+def test_json_nested_too_deeply_is_a_400_not_a_500(editor_auth, ids, method, shape):
+    """A body nested thousands of levels deep (2 KB, far under the size limit) is 400
+    `rest_invalid_json` on every write, not a RecursionError 500, and changes nothing."""
+    from glossary.models import Term
+
+    before = list(Term.objects.values_list("name", "slug", "status"))
+    path = f"{API}/terms" if method == "post" else f"{API}/terms/{ids['term']}"
+    response = getattr(Client(), method)(
+        path, shape, content_type="application/json", **editor_auth
+    )
+    assert response.status_code == 400, response.content[:300]
+    assert response.json()["code"] == "rest_invalid_json"
+    assert list(Term.objects.values_list("name", "slug", "status")) == before
