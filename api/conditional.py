@@ -87,7 +87,12 @@ class Validators:
             return None  # nothing to compare (most reads): no response object built
         if entry:
             prefix = self.etag[:-1] + "."
-            held = parse_etags(request.META.get("HTTP_IF_NONE_MATCH", ""))
+            # If-None-Match compares weakly (RFC 9110 §13.1.2): a tag the client holds as
+            # W/"…" names the same representation.
+            held = [
+                t.removeprefix("W/")
+                for t in parse_etags(request.META.get("HTTP_IF_NONE_MATCH", ""))
+            ]
             # The same content state means the same entry: the client's tag is still good.
             self.etag = next((tag for tag in held if tag.startswith(prefix)), self.etag)
         headers = self.apply(HttpResponse())

@@ -150,6 +150,22 @@ def test_entry_tags_still_answer_304_after_one_query(django_assert_num_queries):
     assert again.status_code == 304 and again["ETag"] == tag
 
 
+def test_a_weak_entry_tag_answers_304_too():
+    """If-None-Match uses the weak comparison (RFC 9110 §13.1.2): an entry's tag sent back
+    as W/"…" (as caches and proxies may) answers 304 like the strong one, on the entry's
+    own route as on lists."""
+    client = Client()
+    term = make_term("Publiczne")
+    tag = etag_of(term, {})
+    again = client.get(f"{API}/terms/{term.pk}", HTTP_IF_NONE_MATCH=f"W/{tag}")
+    assert again.status_code == 304 and again["ETag"] == tag
+    listed = client.get(f"{API}/terms", {"slug": term.slug})
+    again = client.get(
+        f"{API}/terms", {"slug": term.slug}, HTTP_IF_NONE_MATCH=f"W/{listed['ETag']}"
+    )
+    assert again.status_code == 304
+
+
 def test_if_match_is_in_the_openapi_document(client):
     """Writes document the If-Match header and the 412 answer."""
     paths = client.get(f"{API}/openapi").json()["paths"]
