@@ -4,12 +4,16 @@ An article's lead is plain text, so its `<summary>` says `type="text"` (RFC 4287
 Django's Atom generator labels every summary `type="html"`, which tells feed readers to
 render the (XML-unescaped) lead as markup — a lead `<img src=x onerror=…>` would run there.
 Titles and author names are Atom text constructs already.
+
+Feed readers poll: `article_feed` answers their If-None-Match / If-Modified-Since with 304.
 """
 
 from django.conf import settings
 from django.contrib.syndication.views import Feed
 from django.urls import reverse
+from django.utils.cache import get_conditional_response, set_response_etag
 from django.utils.feedgenerator import Atom1Feed
+from django.utils.http import parse_http_date_safe
 
 from . import selectors
 from .site import site_url
@@ -69,3 +73,20 @@ class ArticleFeed(Feed):
         if item.author is None:
             return None
         return item.author.get_full_name() or item.author.get_username()
+
+
+_FEED = ArticleFeed()
+
+
+def article_feed(request):
+    """The Atom feed with conditional GETs: an ETag (a hash of the feed, as the pages have)
+    and the Last-Modified Django's `Feed` sets (the newest entry's update, as WordPress's
+    feeds do), so a reader polling with either validator gets 304 while nothing changed."""
+    response = _FEED(request)
+    set_response_etag(response)
+    return get_conditional_response(
+        request,
+        etag=response["ETag"],
+        last_modified=parse_http_date_safe(response.get("Last-Modified", "")),
+        response=response,
+    )

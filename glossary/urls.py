@@ -5,7 +5,7 @@ from django.urls import path
 
 from . import views
 from .eventstream import entry_events
-from .feeds import ArticleFeed
+from .feeds import article_feed
 from .sitemaps import SITEMAPS
 
 app_name = "glossary"
@@ -23,7 +23,7 @@ urlpatterns = [
     path("artykuly/", views.ArticleListView.as_view(), name="articles"),
     path("artykuly/seria/<slug:slug>/", views.series_view, name="series"),
     # "atom.xml" cannot collide with an article: slugs have no dots.
-    path("artykuly/atom.xml", ArticleFeed(), name="feed"),
+    path("artykuly/atom.xml", article_feed, name="feed"),
     path("artykuly/<slug:slug>/", views.article_view, name="article"),
     path("artykuly/<slug:slug>.md", views.article_markdown, name="article-markdown"),
     path("artykuly/<slug:slug>/index.html.md", views.markdown_index_html, {"route": "article"}),

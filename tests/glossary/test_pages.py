@@ -367,6 +367,19 @@ def test_feed_lists_only_published_articles(client, world):
     assert_no_secrets(text)
 
 
+def test_feed_answers_a_polling_reader_with_304_until_it_changes(client, world):
+    """A feed reader polling with the ETag or the Last-Modified it was given gets 304 (no
+    body) while the feed is the same, and the new feed once an article is published."""
+    first = client.get(reverse("glossary:feed"))
+    assert first["ETag"] and first["Last-Modified"]
+    by_tag = client.get(reverse("glossary:feed"), HTTP_IF_NONE_MATCH=first["ETag"])
+    by_date = client.get(reverse("glossary:feed"), HTTP_IF_MODIFIED_SINCE=first["Last-Modified"])
+    assert by_tag.status_code == by_date.status_code == 304 and by_tag.content == b""
+    make_article("Nowy artykuł o strumieniach", lead="Świeży lead.")
+    fresh = client.get(reverse("glossary:feed"), HTTP_IF_NONE_MATCH=first["ETag"])
+    assert fresh.status_code == 200 and "Nowy artykuł o strumieniach" in html(fresh)
+
+
 @pytest.mark.parametrize("key", ["draft", "future", "draft_article", "future_article"])
 def test_drafts_are_404_for_anonymous_visitors(client, world, key):
     """Draft and future-dated terms and articles are 404 for anonymous visitors (the 404
