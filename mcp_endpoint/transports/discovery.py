@@ -16,6 +16,7 @@ and `Cache-Control: public, max-age=3600`, as the draft asks. The card names no 
 
 from __future__ import annotations
 
+import ipaddress
 from urllib.parse import urlsplit
 
 import orjson
@@ -55,8 +56,14 @@ def _host() -> str:
 
 def card_name() -> str:
     """Reverse-DNS `namespace/name` (schema.ts: ^[a-zA-Z0-9.-]+/[a-zA-Z0-9._-]+$) from the
-    site's host and the server's name: slownik.example + slownik -> example.slownik/slownik."""
-    namespace = ".".join(reversed(_host().split(".")))
+    site's host and the server's name: slownik.example + slownik -> example.slownik/slownik.
+    An IP address has no domain order to reverse: 127.0.0.1 stays 127.0.0.1 (an IPv6
+    address's colons become hyphens, which the pattern allows)."""
+    host = _host()
+    try:
+        namespace = ipaddress.ip_address(host.strip("[]")).compressed.replace(":", "-")
+    except ValueError:
+        namespace = ".".join(reversed(host.split(".")))
     name = "".join(c if c.isalnum() or c in "._-" else "-" for c in get_server().name)
     return f"{namespace}/{name or 'mcp'}"
 

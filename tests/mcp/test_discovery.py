@@ -50,6 +50,27 @@ def test_server_card_has_the_drafts_shape(client, django_assert_num_queries):
     assert "tools" not in card  # primitives are listed at runtime, not in the card
 
 
+@pytest.mark.parametrize(
+    ("site", "name"),
+    [
+        ("https://slownik.example", "example.slownik/slownik"),
+        ("http://127.0.0.1:8000", "127.0.0.1/slownik"),
+        ("http://[::1]:8000", "--1/slownik"),
+        ("http://localhost:8000", "localhost/slownik"),
+    ],
+)
+def test_card_name_reverses_domains_not_ip_addresses(monkeypatch, site, name):
+    """The card's reverse-DNS name reverses a domain's labels; an IP address (what a
+    development server runs on) is kept in its own order, its colons as hyphens, and the
+    name still matches the schema's pattern."""
+    from mcp_endpoint.core.server import get_server
+    from mcp_endpoint.transports import discovery
+
+    monkeypatch.setattr(get_server(), "website_url", site + "/")
+    assert discovery.card_name() == name
+    assert re.fullmatch(r"[a-zA-Z0-9.-]+/[a-zA-Z0-9._-]+", name)
+
+
 def test_server_card_matches_what_initialize_says(client):
     """docs/discovery.md §Consistency with Runtime Behavior: name/version agree with the
     server's own Implementation object."""
