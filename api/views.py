@@ -37,7 +37,7 @@ from glossary.models import Article, Category, Series, Status, Term
 
 from . import links, schema
 from .conditional import Validators, has_preconditions, precondition_failed
-from .exceptions import RestError
+from .exceptions import RestError, invalid_params
 from .filters import (
     ArticleRelationFilter,
     DateFilter,
@@ -462,6 +462,14 @@ class EntryViewSet(ContentViewSet):
 
     # --- writes ---
     def _valid_body(self, request):
+        if not isinstance(request.data, dict):  # DRF would name Python's type ("list")
+            kind = {list: "tablica", str: "tekst", bool: "wartość logiczna"}.get(
+                type(request.data), "liczba" if isinstance(request.data, int | float) else "null"
+            )
+            message = (
+                f'Treść żądania musi być obiektem JSON ({{"pole": wartość, …}}), a jest: {kind}.'
+            )
+            raise invalid_params({"body": [("invalid_type", message)]})
         serializer = self.write_serializer_class(data=request.data)
         serializer.is_valid(raise_exception=True)
         return serializer

@@ -124,6 +124,21 @@ def test_nul_in_a_json_key_or_a_broken_body_is_a_400(editor_auth, ids):
         assert response.json()["code"].startswith("rest_")
 
 
+@pytest.mark.parametrize(
+    ("body", "kind"),
+    [("[1, 2]", "tablica"), ('"x"', "tekst"), ("3", "liczba"), ("true", "wartość logiczna"),
+     ("null", "null")],
+)  # fmt: skip
+def test_a_body_that_is_not_an_object_says_what_it_is(editor_auth, ids, body, kind):
+    """A JSON body that is not an object is 400 `rest_invalid_param` (tests/api/test_write.py)
+    whose detail says in words what was sent, not Python's type name."""
+    response = Client().post(f"{API}/terms", body, content_type="application/json", **editor_auth)
+    assert response.status_code == 400, response.content
+    data = response.json()
+    assert data["code"] == "rest_invalid_param", data
+    assert data["data"]["params"]["body"].endswith(f"a jest: {kind}."), data
+
+
 @pytest.mark.parametrize("method", ["post", "patch", "put"])
 @pytest.mark.parametrize(
     "shape", ["[" * 5000 + "]" * 5000, '{"title": ' + "[" * 5000 + "]" * 5000 + "}"]
