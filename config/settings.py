@@ -284,7 +284,13 @@ LOGGING = {
     # stderr only: the stdio MCP transport owns stdout.
     "handlers": {"stderr": {"class": "logging.StreamHandler", "formatter": "plain"}},
     "root": {"handlers": ["stderr"], "level": os.environ.get("LOG_LEVEL", "INFO")},
-    "loggers": {"django.db.backends": {"level": "INFO"}},
+    "loggers": {
+        "django.db.backends": {"level": "INFO"},
+        # Django's default config gives "django" a console handler of its own (shown under
+        # DEBUG) and lets it propagate too: every django.request warning was printed twice.
+        # Here it only propagates, to the one stderr handler above.
+        "django": {"handlers": [], "propagate": True},
+    },
 }
 
 # --- Content-Security-Policy and Permissions-Policy (issue 13; README "Security headers") ---

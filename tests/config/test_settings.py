@@ -19,6 +19,11 @@ from tests.processes import ROOT
 SHOW_DEBUG = "import {module}; from django.conf import settings; print(settings.DEBUG)"
 PRODUCTION = {"DEBUG": "0", "SECRET_KEY": secrets.token_urlsafe(64)}
 ENTRY_POINTS = ["config.wsgi", "config.asgi"]
+LOG_ONE_WARNING = (
+    "import os; os.environ.setdefault('DJANGO_SETTINGS_MODULE', 'config.settings'); "
+    "import django; django.setup(); import logging; "
+    "logging.getLogger('django.request').warning('probe-7f3a')"
+)
 
 # name -> (arguments to python, environment on top of the test's, minus DEBUG and SECRET_KEY)
 RUNS = {
@@ -31,6 +36,7 @@ RUNS = {
         {"DEBUG": "0", "ALLOWED_HOSTS": "x.example.com"},
     ),
     "check with no environment": (["manage.py", "check"], {}),
+    "a django.request warning under DEBUG": (["-c", LOG_ONE_WARNING], {"DEBUG": "1"}),
     **{
         f"{module} {case}": (["-c", SHOW_DEBUG.format(module=module)], env)
         for module in ENTRY_POINTS
@@ -99,3 +105,11 @@ def test_manage_py_needs_no_environment_in_a_checkout(runs):
     SECRET_KEY would stop it)."""
     result = runs["check with no environment"]
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_a_request_warning_is_logged_once(runs):
+    """A django.request warning (a 4xx, under DEBUG as `make run` has it) reaches stderr once,
+    through the site's one handler, not again through Django's own console handler."""
+    run = runs["a django.request warning under DEBUG"]
+    assert run.returncode == 0, run.stderr
+    assert run.stderr.count("probe-7f3a") == 1, run.stderr
