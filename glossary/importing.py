@@ -677,11 +677,14 @@ def _analyze(*models) -> None:
 
     Why: the planner judges a table by the statistics of its last ANALYZE, taken before the
     import, and autovacuum cannot see rows that are not committed. The link states read back
-    after the writes (`autolink.states_in_db`, 900 ids a statement, `published()` rows) were
-    planned for the pre-import table as a bitmap scan of the (status, published_at) index
-    that then filtered every published row by id: 0.7 s a statement at 30,000 new terms, 2 s
-    at 100,000, a quadratic import (bench/importing.py). ANALYZE sees the transaction's own
-    rows, samples a fixed number of them (~0.1–1 s here), and rolls back with the import."""
+    after the writes (`autolink.states_in_db`, 900 ids a statement, `published()` rows) got
+    a generic plan (production's prepared statements) for the pre-import table: a bitmap
+    scan of the (status, published_at) index that then filtered every published row by id,
+    0.7 s a statement at 30,000 new terms, 2 s at 100,000, a quadratic import
+    (bench/importing.py). ANALYZE sees the transaction's own
+    rows, samples a fixed number of them (~2 s at 30,000 new terms), and rolls back with the
+    import. Its lock (SHARE UPDATE EXCLUSIVE, until the import commits) blocks only other
+    ANALYZEs and VACUUMs of those tables, not reads or writes."""
     if connection.vendor != "postgresql":
         return
     quote = connection.ops.quote_name
