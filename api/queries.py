@@ -29,6 +29,9 @@ from django.db.models import QuerySet
 from glossary import selectors
 from glossary.prepared import Prepared
 
+from . import rowjson
+from .rowjson import ROW_JSON
+
 # Parameters that change the SQL's structure (or nothing in it) are part of the shape key;
 # the others become placeholders.
 STRUCTURAL = {"context", "orderby", "order", "status", "hide_empty", "_embed", "_fields",
@@ -166,11 +169,16 @@ class CompiledList:
             if deferred:  # the page's ids from a narrow select, then their rows
                 page = queryset.filter(pk__in=queryset.values("pk")[offset : offset + size])
             if row_fields:  # plain rows: what the serializer reads, no model instances
-                page, columns = bare.with_links(page, now)
+                fields = row_fields
+                if rowjson.applies(bare.model, bare.params):  # the object, built by SQL
+                    fields, columns = ("id", ROW_JSON), ()
+                    page = page.annotate(**{ROW_JSON: rowjson.row_json(bare.model, now=now)})
+                else:
+                    page, columns = bare.with_links(page, now)
                 if with_state:
                     page = selectors.with_content_state(page, now=now)
                     columns = (*columns, *selectors.STATE_COLUMNS)
-                page = page.values(*row_fields, *columns)
+                page = page.values(*fields, *columns)
             return page if deferred else page[offset : offset + size]
 
         return build

@@ -16,6 +16,7 @@ from datetime import UTC
 from functools import cache
 from html import escape
 
+import orjson
 from django.utils import timezone
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
@@ -24,6 +25,7 @@ from glossary.models import Article, Status, Term
 
 from . import links
 from .params import MAX_ID
+from .rowjson import ROW_JSON
 
 ALL = ("view", "embed", "edit")
 VIEW_EDIT = ("view", "edit")
@@ -120,6 +122,13 @@ class ReadSerializer(serializers.Serializer):
         """The fields `CONTEXTS` leaves out of `ctx` (none of what `view` builds)."""
         return tuple(name for name, shown in cls.CONTEXTS.items() if ctx not in shown)
 
+    def from_row_json(self, text: str) -> dict:
+        """An object PostgreSQL built (api/rowjson.py): its `link` holds the slug, completed
+        here to the site's address (the statement is compiled once, the address is not)."""
+        data = orjson.loads(text)
+        data["link"] = links.page(self.kind, data["link"])
+        return self.finish(data, None)
+
     def finish(self, data: dict, instance_links) -> dict:
         """`data` (a dict built for this object alone) as the answer: the fields of the
         context, `_links`, and `_embedded` when asked for."""
@@ -195,6 +204,9 @@ class TermSerializer(EntryReadSerializer):
     )
 
     def to_representation(self, term):
+        built = getattr(term, ROW_JSON, None)
+        if built is not None:
+            return self.from_row_json(built)
         term_links = self._context["links"].get(term.pk)
         data = self.common(term, title=term.name, excerpt=term.short_definition)
         data["synonyms"] = list(term.synonyms)
@@ -222,6 +234,9 @@ class ArticleSerializer(EntryReadSerializer):
     series_order = serializers.IntegerField(read_only=True, allow_null=True)
 
     def to_representation(self, article):
+        built = getattr(article, ROW_JSON, None)
+        if built is not None:
+            return self.from_row_json(built)
         article_links = self._context["links"].get(article.pk)
         data = self.common(article, title=article.title, excerpt=article.lead)
         data["author"] = article.author_id

@@ -63,6 +63,7 @@ from .params import (
 )
 from .permissions import can_edit, can_see_drafts
 from .queries import CompiledList, RankedList, Row, WalkedList
+from .rowjson import ROW_JSON
 from .serializers import (
     ArticleSerializer,
     ArticleWriteSerializer,
@@ -445,6 +446,8 @@ class EntryViewSet(ContentViewSet):
 
     def row_of(self, values: dict) -> Row:
         self.take_state(values)
+        if ROW_JSON in values:  # the object itself (api/rowjson.py): its link ids are in it
+            return Row(self.model._meta, values)
         full = bool(self.params.get("_embed"))
         links = selectors.links_from_row(values, model=self.model, full=full)
         row = Row(self.model._meta, values)
@@ -453,7 +456,9 @@ class EntryViewSet(ContentViewSet):
 
     def represent(self, rows, **extra) -> list[dict]:
         if "links" not in extra:
-            if rows and all(getattr(row, "links", None) is not None for row in rows):
+            if rows and all(hasattr(row, ROW_JSON) for row in rows):
+                extra["links"] = {}  # built into each row's object
+            elif rows and all(getattr(row, "links", None) is not None for row in rows):
                 extra["links"] = {row.pk: row.links for row in rows}
             else:
                 drafts = self.params.get("context") == "edit"

@@ -730,6 +730,35 @@ def with_entry_links(queryset, *, model: type[Term | Article], now: datetime, fu
     return _with_links(queryset, wanted, ID_COLUMNS)
 
 
+class _OrderedIds(Func):
+    """The ids of a `_link_values` subquery as one JSON array in the order `links_from_row`
+    gives them: by the `_sort` text, then by id. `COLLATE "C"` compares UTF-8 bytes, which
+    is code point order, as Python compares str. An entry with none gets `[]`."""
+
+    output_field = JSONField()
+
+    def as_sql(self, compiler, connection, **extra):
+        pk, pk_params = compiler.compile(self.source_expressions[0])
+        sort, sort_params = compiler.compile(self.source_expressions[1])
+        sql = f"COALESCE(JSONB_AGG({pk} ORDER BY {sort} COLLATE \"C\", {pk}), '[]'::jsonb)"
+        return sql, [*pk_params, *sort_params, *pk_params]
+
+
+def entry_link_ids(model: type[Term | Article], *, now: datetime) -> dict[str, Subquery]:
+    """PostgreSQL: per kind a row shows without `_embed` (`EntryIds`: a term's categories and
+    related terms, an article's terms), a subquery correlated to the outer row giving their
+    ids as a sorted JSON array: what `with_entry_links` + `links_from_row` give, for a
+    statement that builds the whole object (api/rowjson.py)."""
+    parts = _ENTRY_BUCKETS[model][0](pk=OuterRef("pk"), now=now)
+    return {
+        bucket: Subquery(
+            parts[name].annotate(_ids=_OrderedIds(F("id"), F("_sort"))).values("_ids"),
+            output_field=JSONField(),
+        )
+        for name, bucket in _ID_BUCKETS[model].items()
+    }
+
+
 def link_columns(model: type[Term | Article], *, full: bool) -> tuple[str, ...]:
     """The names of the columns `with_entry_links` adds."""
     names = _ENTRY_BUCKETS[model][1] if full else _ID_BUCKETS[model]

@@ -1,0 +1,169 @@
+"""A readers' list on PostgreSQL gets its objects built by the database (api/rowjson.py): the
+same bytes the serializers build from the row in Python, for every field, edge and shape."""
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+from django.utils import timezone
+
+from api import queries, rowjson
+from glossary.models import Article, Series, Term
+from tests.factories import (
+    make_article,
+    make_category,
+    make_draft_term,
+    make_future_term,
+    make_term,
+)
+
+from .conftest import API
+
+pytestmark = [
+    pytest.mark.django_db,
+    pytest.mark.skipif("connection.vendor != 'postgresql'", reason="PostgreSQL builds the JSON"),
+]
+
+HOSTILE = [
+    '<script>alert("x")</script> & co',
+    "Cudzysłów \" i \\ ukośnik, 'apostrof'",
+    "Zażółć gęślą jaźń 🚀 \u2028 \u00a0",
+    "Sterujące \x01\x1f\t\n koniec",
+    "&amp; już &lt;encja&gt;",
+]
+# Europe/Warsaw: the autumn hour that happens twice, the spring one that never does, a
+# second's last microsecond, a year below 1000 (padded to four digits by both formats).
+DATES = [
+    datetime(2025, 10, 26, 0, 30, tzinfo=UTC),
+    datetime(2025, 10, 26, 1, 30, tzinfo=UTC),
+    datetime(2026, 3, 29, 1, 0, 0, 999_999, tzinfo=UTC),
+    datetime(2024, 12, 31, 23, 59, 59, 999_999, tzinfo=UTC),
+    datetime(999, 6, 1, 12, 0, tzinfo=UTC),
+]
+
+
+@pytest.fixture
+def corpus(db):
+    """Terms and articles whose every field is an edge for one of the two forms."""
+    # Code point order is not any locale's: "B" < "Z" < "a" < "ą".
+    categories = [make_category(name, slug=f"k{i}") for i, name in enumerate(("ą", "Z", "a", "B"))]
+    terms = []
+    for i, (text, when) in enumerate(zip(HOSTILE, DATES, strict=True)):
+        term = make_term(
+            f"{text} {i}",
+            slug=f"pojecie-{i}",
+            short_definition=text,
+            body=f"Treść {i}",
+            synonyms=[text, f"syn {i}"] if i % 3 else [],
+            published_at=when,
+        )
+        term.categories.set(categories[: i % 5])
+        terms.append(term)
+    hidden = [make_draft_term("Szkic"), make_future_term("Przyszłe")]
+    for term in terms:
+        term.related.set([t for t in terms if t != term][:3] + hidden)
+    Term.objects.filter(pk=terms[0].pk).update(updated_at=DATES[3])
+    series = Series.objects.create(name="Seria", slug="seria")
+    for i, (text, when) in enumerate(zip(HOSTILE, DATES, strict=True)):
+        make_article(
+            f"{text} {i}", slug=f"artykul-{i}", lead="" if i % 2 else text,
+            terms=[*terms[i:], *hidden], published_at=when,
+            series=series if i % 2 else None, series_order=i if i % 2 else None,
+        )  # fmt: skip
+    return terms
+
+
+SHAPES = [
+    "/terms",
+    "/terms?per_page=3&page=2",
+    "/terms?context=embed",
+    "/terms?_fields=id,title.rendered,related,_links.self",
+    "/terms?orderby=id&order=desc",
+    "/terms?slug=pojecie-1,pojecie-3",
+    "/articles",
+    "/articles?context=embed&per_page=2",
+    "/articles?_fields=id,terms,series,series_order,date,modified_gmt",
+]
+
+
+def _bytes(client, path: str) -> bytes:
+    response = client.get(API + path)
+    assert response.status_code == 200, response.content[:300]
+    return response.content
+
+
+@pytest.mark.parametrize("path", SHAPES)
+def test_the_database_builds_the_serializers_bytes(client, corpus, monkeypatch, path):
+    """Every shape a readers' list takes on this path answers byte for byte what the
+    serializers build from the row: escaped titles and excerpts, control characters, dates
+    in site time and UTC truncated to the second (DST, year 999), synonyms, link ids in code
+    point order with drafts and future entries left out, and the statement really was the
+    database's form (so that the comparison compares two forms)."""
+    with CaptureQueriesContext(connection) as ctx:
+        built = _bytes(client, path)
+    assert any("JSON_BUILD_OBJECT" in q["sql"] for q in ctx.captured_queries)
+    monkeypatch.setattr(rowjson, "applies", lambda model, params: False)
+    queries._COMPILED.clear()
+    try:
+        with CaptureQueriesContext(connection) as ctx:
+            python = _bytes(client, path)
+        assert not any("JSON_BUILD_OBJECT" in q["sql"] for q in ctx.captured_queries)
+    finally:
+        queries._COMPILED.clear()
+    assert built == python
+
+
+def test_dates_are_site_time_and_utc_to_the_second(client, corpus):
+    """The autumn hour that happens twice in Warsaw, and a second's last microsecond: the
+    database's form names the wall clock and drops the microseconds, as WordPress does."""
+    rows = {t["slug"]: t for t in client.get(f"{API}/terms", {"per_page": 100}).json()}
+    assert rows["pojecie-0"]["date"] == "2025-10-26T02:30:00"
+    assert rows["pojecie-1"]["date"] == "2025-10-26T02:30:00"
+    assert rows["pojecie-1"]["date_gmt"] == "2025-10-26T01:30:00"
+    assert rows["pojecie-2"]["date"] == "2026-03-29T03:00:00"
+    assert rows["pojecie-4"]["date_gmt"] == "0999-06-01T12:00:00"
+    assert rows["pojecie-0"]["modified_gmt"] == "2024-12-31T23:59:59"
+
+
+def test_link_ids_are_published_ones_in_code_point_order(client, corpus):
+    """Categories come by name in code point order, related terms by their sort key; a draft
+    or a future-dated term is never among them."""
+    term = Term.objects.get(slug="pojecie-4")
+    data = client.get(f"{API}/terms", {"slug": "pojecie-4"}).json()[0]
+    names = list(Term.objects.get(pk=term.pk).categories.values_list("name", flat=True))
+    by_id = dict(Term.objects.get(pk=term.pk).categories.values_list("name", "id"))
+    assert data["categories"] == [by_id[n] for n in sorted(names)]
+    assert [n for n in sorted(names)] == ["B", "Z", "a", "ą"]
+    visible = set(Term.objects.published().values_list("id", flat=True))
+    assert data["related"] and set(data["related"]) <= visible
+    assert len(data["related"]) == 3
+
+
+def test_a_scheduled_term_appears_when_its_time_comes(client, corpus):
+    """The statement is compiled once: its clock is a parameter, so a term whose publication
+    time passes between two requests joins the related ids of the next one."""
+    soon = make_term("Za chwilę", published_at=timezone.now() + timedelta(hours=1))
+    corpus[0].related.add(soon)
+    first = client.get(f"{API}/terms", {"slug": "pojecie-0"}).json()[0]
+    assert soon.pk not in first["related"]
+    Term.objects.filter(pk=soon.pk).update(published_at=timezone.now() - timedelta(seconds=1))
+    second = client.get(f"{API}/terms", {"slug": "pojecie-0"}).json()[0]
+    assert soon.pk in second["related"]
+
+
+def test_editors_and_edit_context_keep_the_python_form(editor_auth, client, corpus):
+    """`context=edit` shows raw text and drafts: the serializers build it (no statement of
+    this form runs for it)."""
+    with CaptureQueriesContext(connection) as ctx:
+        response = client.get(f"{API}/terms", {"context": "edit"}, **editor_auth)
+    assert response.status_code == 200 and "raw" in response.json()[0]["title"]
+    assert not any("JSON_BUILD_OBJECT" in q["sql"] for q in ctx.captured_queries)
+
+
+def test_articles_list_their_published_terms(client, corpus):
+    """An article's `terms` are its published terms in the order of their sort key."""
+    article = Article.objects.get(slug="artykul-0")
+    data = client.get(f"{API}/articles", {"slug": "artykul-0"}).json()[0]
+    published = Term.objects.published().filter(articles=article)
+    assert data["terms"] == list(published.order_by("sort_key", "id").values_list("id", flat=True))
