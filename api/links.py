@@ -17,9 +17,10 @@ link, in `context=embed`), from the same rows the detail read fetched. `version-
 (an entry's revisions) appears as soon as a route named `api:<type>-revisions-list` exists.
 """
 
-from functools import cache
+from functools import cache, lru_cache
 from html import escape
 
+import orjson
 from django.urls import NoReverseMatch, reverse
 
 from glossary.site import site_url
@@ -144,6 +145,32 @@ def entry_links(kind: str, pk: int) -> dict:
         links["webflux:entries"] = [{"href": f"{ns}/articles?series={pk}"}]
     links["curies"] = bases["curies"]
     return links
+
+
+_MARKER = 987_654_321_987  # an id no other part of a link contains
+
+
+@lru_cache(maxsize=16)
+def _row_parts(site: str, kind: str) -> tuple:
+    """For `site`: `entry_links(kind, <id>)` as JSON text split where the id goes, and the
+    page address around a slug (`page`), JSON-escaped."""
+    links = tuple(orjson.dumps(entry_links(kind, _MARKER)).decode().split(str(_MARKER)))
+    prefix, suffix, with_slug = _bases(site)["pages"][kind]
+    escaped = [orjson.dumps(part).decode()[1:-1] for part in (prefix, suffix)]
+    return links, *escaped, with_slug
+
+
+def complete_row_json(kind: str, pk: int, text: str) -> str:
+    """An object PostgreSQL wrote (api/rowjson.py) with its `link` holding the slug: the page's
+    address put around the slug, `_links` appended. Why: loading the text into a dict to add
+    them, then dumping it again, cost more than the rest of the row (issue 12). The first
+    `"link":"` is the key: the values before it (an id, dates, a slug, constants) never
+    contain a quote, and a slug never contains one either."""
+    links, prefix, suffix, with_slug = _row_parts(site_url(), kind)
+    start = text.index('"link":"') + 8
+    end = text.index('"', start)
+    slug = text[start:end] if with_slug else ""
+    return f'{text[:start]}{prefix}{slug}{suffix}{text[end:-1]},"_links":{str(pk).join(links)}}}'
 
 
 # --- context=embed forms, built from selector `Link` rows -----------------------------------

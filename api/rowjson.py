@@ -32,8 +32,9 @@ _ZONE = re.compile(r"^[A-Za-z0-9_+/-]+$")
 
 
 class _Object(Func):
-    """`JSON_BUILD_OBJECT('key', value, …)` with the keys as SQL literals (an untyped
-    parameter cannot be an argument of a variadic function), in the order given."""
+    """A JSON object of `key: value` in the order given, in the compact form orjson writes
+    (no spaces): `row_to_json` over a one-row subselect whose columns are named by the keys.
+    (`JSON_BUILD_OBJECT` writes `"key" : value`, and `jsonb` reorders keys.)"""
 
     output_field = TextField()
 
@@ -46,15 +47,23 @@ class _Object(Func):
         parts, params = [], []
         for key, expression in zip(self.keys, self.source_expressions, strict=True):
             sql, values = compiler.compile(expression)
-            parts.append(f"'{key}', {sql}")
+            parts.append(f'{sql} AS "{key}"')
             params.extend(values)
-        return f"JSON_BUILD_OBJECT({', '.join(parts)})", params
+        columns = ", ".join(parts)  # compiled expressions, keys checked against _KEY
+        return f"(SELECT ROW_TO_JSON(_o) FROM (SELECT {columns}) _o)", params  # noqa: S608
 
 
 class _Text(Func):
     """The object as text: what the driver hands over without parsing it."""
 
     template = "(%(expressions)s)::text"
+    output_field = TextField()
+
+
+class _Strings(Func):
+    """A `jsonb` array of strings (synonyms) as compact JSON text."""
+
+    template = "ARRAY_TO_JSON(ARRAY(SELECT JSONB_ARRAY_ELEMENTS_TEXT(%(expressions)s)))"
     output_field = TextField()
 
 
@@ -150,7 +159,7 @@ def _term(now) -> dict:
     ids = selectors.entry_link_ids(Term, now=now)
     return {
         **_common("term", now=now, title="name", excerpt="short_definition"),
-        "synonyms": F("synonyms"),
+        "synonyms": _Strings(F("synonyms")),
         "categories": ids["categories"],
         "related": ids["related"],
     }

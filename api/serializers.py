@@ -122,9 +122,13 @@ class ReadSerializer(serializers.Serializer):
         """The fields `CONTEXTS` leaves out of `ctx` (none of what `view` builds)."""
         return tuple(name for name, shown in cls.CONTEXTS.items() if ctx not in shown)
 
-    def from_row_json(self, text: str) -> dict:
+    def from_row_json(self, pk: int, text: str):
         """An object PostgreSQL built (api/rowjson.py): its `link` holds the slug, completed
-        here to the site's address (the statement is compiled once, the address is not)."""
+        to the page's address on the site (the statement is compiled once, the site's
+        address may change). In `context=view` with no `_fields` it is sent as written
+        (`row_as_json`); otherwise it is loaded to be shaped like any other object."""
+        if self._context.get("row_as_json"):
+            return orjson.Fragment(links.complete_row_json(self.kind, pk, text))
         data = orjson.loads(text)
         data["link"] = links.page(self.kind, data["link"])
         return self.finish(data, None)
@@ -206,7 +210,7 @@ class TermSerializer(EntryReadSerializer):
     def to_representation(self, term):
         built = getattr(term, ROW_JSON, None)
         if built is not None:
-            return self.from_row_json(built)
+            return self.from_row_json(term.pk, built)
         term_links = self._context["links"].get(term.pk)
         data = self.common(term, title=term.name, excerpt=term.short_definition)
         data["synonyms"] = list(term.synonyms)
@@ -236,7 +240,7 @@ class ArticleSerializer(EntryReadSerializer):
     def to_representation(self, article):
         built = getattr(article, ROW_JSON, None)
         if built is not None:
-            return self.from_row_json(built)
+            return self.from_row_json(article.pk, built)
         article_links = self._context["links"].get(article.pk)
         data = self.common(article, title=article.title, excerpt=article.lead)
         data["author"] = article.author_id

@@ -332,6 +332,10 @@ class ContentViewSet(RestMixin, viewsets.GenericViewSet):
             "tz": timezone.get_current_timezone(),
             "context": self.params.get("context", "view"),
             "embed": self.params.get("_embed"),
+            # A row PostgreSQL wrote goes out as written when nothing reshapes it.
+            "row_as_json": (
+                self.params.get("context", "view") == "view" and not self.params.get("_fields")
+            ),
             **extra,
         }
 

@@ -731,16 +731,18 @@ def with_entry_links(queryset, *, model: type[Term | Article], now: datetime, fu
 
 
 class _OrderedIds(Func):
-    """The ids of a `_link_values` subquery as one JSON array in the order `links_from_row`
-    gives them: by the `_sort` text, then by id. `COLLATE "C"` compares UTF-8 bytes, which
-    is code point order, as Python compares str. An entry with none gets `[]`."""
+    """The ids of a `_link_values` subquery as one compact JSON array in the order
+    `links_from_row` gives them: by the `_sort` text, then by id. `COLLATE "C"` compares
+    UTF-8 bytes, which is code point order, as Python compares str. None gives `[]`."""
 
     output_field = JSONField()
 
     def as_sql(self, compiler, connection, **extra):
         pk, pk_params = compiler.compile(self.source_expressions[0])
         sort, sort_params = compiler.compile(self.source_expressions[1])
-        sql = f"COALESCE(JSONB_AGG({pk} ORDER BY {sort} COLLATE \"C\", {pk}), '[]'::jsonb)"
+        # ARRAY_TO_JSON writes `[1,2]` as orjson does (JSON_AGG writes `[1, 2]`).
+        order = f'{sort} COLLATE "C", {pk}'
+        sql = f"COALESCE(ARRAY_TO_JSON(ARRAY_AGG({pk} ORDER BY {order})), '[]'::json)"
         return sql, [*pk_params, *sort_params, *pk_params]
 
 
