@@ -1,18 +1,21 @@
-"""A readers' term or article as its `context=view` object, built by PostgreSQL.
+"""A readers' term or article as its `context=view` object, written by PostgreSQL.
 
-Why: a page of ten cost ~2× an uncached MCP `get_term` (issue 12's target: 1.2×), and ~150 µs
-of that was Python per row: the driver converting dates and JSON, then the serializer
-formatting four dates, escaping, sorting link ids and building nested dicts. PostgreSQL
-does the same in C for less than the driver's conversion: the statement of a readers' list
-selects one text column per row, `JSON_BUILD_OBJECT(…)`, which `orjson.loads` turns back into
-the dict the serializer would have built (api/serializers.py: `ReadSerializer.from_row_json`
-adds `link`'s address and `_links`, then the context and `_fields` apply as for any object).
+Why: a page of ten cost ~2.2× an uncached MCP `get_term` (issue 12's target: 1.2×), and most
+of the difference was Python per row: the driver converting dates and JSON, then the
+serializer formatting four dates, escaping, sorting link ids and building nested dicts that
+orjson then wrote out again. PostgreSQL does the same in C: the statement of a readers' list
+selects one text column per row, the object in exactly the bytes orjson writes (compact
+`ROW_TO_JSON`/`ARRAY_TO_JSON`, keys in the serializer's order). In `context=view` with no
+`_fields` that text goes out as written (`orjson.Fragment`), with the page's address put
+around the slug in `link` and `_links` appended (api/links.py: `complete_row_json`);
+otherwise `orjson.loads` turns it back into the dict the serializer would have built, and
+the context and `_fields` apply as for any object (api/serializers.py: `from_row_json`).
 
 The serializers stay the definition of every field: this module is their SQL form for the
 one case that is hot and simple (published rows, `context` view or embed, no `_embed`), and
-tests/api/test_rowjson.py compares both forms field by field, key order included, over
-hostile text, every date edge (microseconds, DST, years below 1000) and link order. Editors'
-lists, `context=edit`, `_embed` and SQLite keep the Python path.
+tests/api/test_rowjson.py compares the responses of both forms byte for byte over hostile
+text, every date edge (microseconds, DST, years below 1000) and link order. Editors' lists,
+`context=edit`, `_embed`, single entries (`/terms/<id>`) and SQLite keep the Python path.
 """
 
 import re
