@@ -147,30 +147,21 @@ def entry_links(kind: str, pk: int) -> dict:
     return links
 
 
-_MARKER = 987_654_321_987  # an id no other part of a link contains
+ID_MARK = "987654321987"  # an id no other part of a link contains
+
+
+def row_parts(kind: str) -> tuple[str, str, str]:
+    """What a statement that writes an entry's whole object (api/rowjson.py) needs of the
+    site as it is now: the page address before and after the slug (`page`), and
+    `entry_links(kind, <id>)` as JSON text with `ID_MARK` where the id goes."""
+    return _row_parts(site_url(), kind)
 
 
 @lru_cache(maxsize=16)
-def _row_parts(site: str, kind: str) -> tuple:
-    """For `site`: `entry_links(kind, <id>)` as JSON text split where the id goes, and the
-    page address around a slug (`page`), JSON-escaped."""
-    links = tuple(orjson.dumps(entry_links(kind, _MARKER)).decode().split(str(_MARKER)))
+def _row_parts(site: str, kind: str) -> tuple[str, str, str]:
     prefix, suffix, with_slug = _bases(site)["pages"][kind]
-    escaped = [orjson.dumps(part).decode()[1:-1] for part in (prefix, suffix)]
-    return links, *escaped, with_slug
-
-
-def complete_row_json(kind: str, pk: int, text: str) -> str:
-    """An object PostgreSQL wrote (api/rowjson.py) with its `link` holding the slug: the page's
-    address put around the slug, `_links` appended. Why: loading the text into a dict to add
-    them, then dumping it again, cost more than the rest of the row (issue 12). The first
-    `"link":"` is the key: the values before it (an id, dates, a slug, constants) never
-    contain a quote, and a slug never contains one either."""
-    links, prefix, suffix, with_slug = _row_parts(site_url(), kind)
-    start = text.index('"link":"') + 8
-    end = text.index('"', start)
-    slug = text[start:end] if with_slug else ""
-    return f'{text[:start]}{prefix}{slug}{suffix}{text[end:-1]},"_links":{str(pk).join(links)}}}'
+    assert with_slug, kind  # terms and articles have pages of their own
+    return prefix, suffix, orjson.dumps(entry_links(kind, int(ID_MARK))).decode()
 
 
 # --- context=embed forms, built from selector `Link` rows -----------------------------------

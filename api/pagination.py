@@ -13,6 +13,7 @@ from rest_framework.response import Response
 from glossary.site import site_url
 
 from .exceptions import RestError
+from .queries import JsonPage
 
 HEADERS = ("X-WP-Total", "X-WP-TotalPages", "Link")
 
@@ -22,7 +23,9 @@ class WordPressPagination(BasePagination):
         params = view.params
         per_page, page, offset = params["per_page"], params["page"], params.get("offset")
         start = offset if offset is not None else (page - 1) * per_page
-        rows = list(queryset[start : start + per_page])
+        rows = queryset[start : start + per_page]
+        if not isinstance(rows, JsonPage):  # a page written whole is its own list
+            rows = list(rows)
         if isinstance(queryset, list):  # already evaluated (search hits)
             total = len(queryset)
         elif start == 0 and len(rows) < per_page:

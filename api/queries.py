@@ -24,7 +24,9 @@ import threading
 from array import array
 from datetime import UTC, datetime, timedelta
 
-from django.db.models import QuerySet
+import orjson
+from django.contrib.postgres.aggregates import StringAgg
+from django.db.models import BooleanField, Count, F, Func, IntegerField, QuerySet, Value
 
 from glossary import selectors
 from glossary.prepared import Prepared
@@ -130,41 +132,57 @@ class CompiledList:
         shape, fake, real = _placeholders(view.params)
         if not shape and view.params:
             return list(self.queryset()[bounds])
+        as_json = rowjson.applies(view.model, view.params)
+        if as_json:  # the site's addresses: values of the statement, not part of it
+            fake.update({name: f"\x1b{name}\x1b" for name in rowjson.SITE})
+            real.update(rowjson.site_values(view.model))
+        # A page read by its ids (`rows_by_id`: walked and ranked lists) comes whole.
+        whole = as_json and IDS in view.params and rowjson.written_whole(view.params)
         start, size = bounds.start or 0, bounds.stop - (bounds.start or 0)
         # Which page (page, offset) only moves the OFFSET, a parameter of the statement: every
         # page of a list shares one compiled statement (a crawler walking pages compiled one
         # per page before, issue 16).
         with_state = getattr(view, "state_in_rows", False)
-        key = (type(view), tuple(s for s in shape if s[0] not in PAGE_PARAMS), size, with_state)
+        page_shape = tuple(s for s in shape if s[0] not in PAGE_PARAMS)
+        key = (type(view), page_shape, size, with_state, whole)
         prepared = _COMPILED.get(key)
         if prepared is None:
-            build = self._builder(type(view), view.params, size, with_state)
-            prepared = Prepared(build, offset=OFFSET_MARK, **fake)
+            build = self._builder(type(view), view.params, size, with_state, whole)
+            # A page of given ids has no OFFSET: the ids are the page.
+            prepared = Prepared(build, offset=None if whole else OFFSET_MARK, **fake)
             with _LOCK:
                 if len(_COMPILED) >= MAX_SHAPES:
                     _COMPILED.clear()
                 _COMPILED[key] = prepared
         rows = prepared(offset=start, **real)
+        if whole:
+            values = rows[0]
+            view.take_state(values)
+            return JsonPage(values[PAGE_JSON] or "", values[PAGE_ROWS])
         if rows and isinstance(rows[0], dict):
             return [view.row_of(values) for values in rows]
         return rows
 
     @staticmethod
-    def _builder(view_class, params: dict, size: int, with_state: bool = False):
+    def _builder(view_class, params: dict, size: int, with_state: bool = False, whole=False):
         """Builds the shape's QuerySet on a bare view of the same class (no request: the
         readers' visibility), never on the request that first asked for it. `with_state`:
         every row carries the content state too (`selectors.with_content_state`), for a
-        list that reads its state in the statement of its rows (api/views.py)."""
+        list that reads its state in the statement of its rows (api/views.py). `whole`: the
+        page is one row, its objects' JSON joined in the list's order (`JsonPage`)."""
         template = dict(params)
         row_fields = getattr(view_class, "ROW_FIELDS", ())
 
         deferred = not any(params.get(name) for name in NARROW)
 
-        def build(*, now, offset, **values):
+        def build(*, now, offset=0, **values):
             bare = view_class()
             bare.request, bare.now, bare.action = None, now, "list"
             bare.params = _rebuild(template, values)
             queryset = bare.filter_queryset(bare.get_queryset())
+            site = {name: values[name] for name in rowjson.SITE if name in values}
+            if whole:
+                return _whole_page(queryset, bare.params[IDS], now, site, with_state)
             page = queryset
             if deferred:  # the page's ids from a narrow select, then their rows
                 page = queryset.filter(pk__in=queryset.values("pk")[offset : offset + size])
@@ -172,7 +190,8 @@ class CompiledList:
                 fields = row_fields
                 if rowjson.applies(bare.model, bare.params):  # the object, built by SQL
                     fields, columns = ("id", ROW_JSON), ()
-                    page = page.annotate(**{ROW_JSON: rowjson.row_json(bare.model, now=now)})
+                    text = rowjson.row_json(bare.model, now=now, site=site)
+                    page = page.annotate(**{ROW_JSON: text})
                 else:
                     page, columns = bare.with_links(page, now)
                 if with_state:
@@ -182,6 +201,71 @@ class CompiledList:
             return page if deferred else page[offset : offset + size]
 
         return build
+
+
+PAGE_JSON, PAGE_ROWS = "_page_json", "_page_rows"
+IDS = "_ids"  # not a request's parameter: the ids of a page read by them (`rows_by_id`)
+
+
+class JsonPage:
+    """A page of objects PostgreSQL wrote (api/rowjson.py), joined by commas in the list's
+    order: what goes out between `[` and `]` as written. `len()` is its number of rows."""
+
+    def __init__(self, text: str, rows: int) -> None:
+        self.text, self.rows = text, rows
+
+    def __len__(self) -> int:
+        return self.rows
+
+    def fragment(self) -> orjson.Fragment:
+        return orjson.Fragment(f"[{self.text}]")
+
+
+class _InIds(Func):
+    """`id = ANY('{…}'::bigint[])`: the ids as one parameter (an array literal), so the
+    statement is the same for any number of them."""
+
+    template = "%(expressions)s"
+    output_field = BooleanField()
+
+    def as_sql(self, compiler, connection, **extra):
+        (pk, p1), (ids, p2) = (compiler.compile(e) for e in self.source_expressions)
+        return f"{pk} = ANY(({ids})::bigint[])", [*p1, *p2]
+
+
+class _Position(Func):
+    """Where the row's id is among the ids (`ARRAY_POSITION`): the page's order."""
+
+    output_field = IntegerField()
+
+    def as_sql(self, compiler, connection, **extra):
+        (ids, p1), (pk, p2) = (compiler.compile(e) for e in self.source_expressions)
+        return f"ARRAY_POSITION(({ids})::bigint[], {pk})", [*p1, *p2]
+
+
+def _whole_page(queryset, ids: str, now, site: dict, with_state: bool):
+    """One row for the objects of `queryset` whose ids are `ids` (an array literal): their
+    objects joined in the order of `ids` (`STRING_AGG … ORDER BY ARRAY_POSITION`), their
+    number and (`with_state`) the content state. Why: the rows of a page cost ~20 µs each
+    in Python (fetching, a row object, the serializer's call, the renderer), more than the
+    rest of a list together (issue 12). No GROUP BY: an empty page is a row too (NULL
+    text, 0 rows). A few parameters whatever the page's size: psycopg re-parses on every
+    call a statement of more than 50 parameters or 4 KB (`_queries.py`)."""
+    model = queryset.model
+    text = rowjson.row_json(model, now=now, site=site)
+    ids = Value(ids)
+    page = (
+        queryset.filter(_InIds(F("pk"), ids))
+        .order_by()
+        .values(_one=Value(1))
+        .annotate(
+            **{
+                PAGE_JSON: StringAgg(text, ",", order_by=_Position(ids, F("pk"))),
+                PAGE_ROWS: Count("pk"),
+            }
+        )
+    )
+    return selectors.with_content_state(page, now=now) if with_state else page
 
 
 # What a search list may hold besides the search for the engine's ranking to be the list.
@@ -270,20 +354,29 @@ def rows_by_id(view, ids: list[int]) -> list:
     if not ids:
         return []
     listing = view.params
+    # A page written whole (`JsonPage`) is joined in the order of `ids` by the statement;
+    # rows are put in that order here.
+    whole = rowjson.applies(view.model, listing) and rowjson.written_whole(listing)
     view.params = {
         "context": listing.get("context", "view"),
-        "include": ids,
         "orderby": "id",
         "order": "asc",
         "page": 1,
         "per_page": len(ids),
     }
-    if listing.get("_embed"):  # the rows' links are read as `_embed` needs them
-        view.params["_embed"] = listing["_embed"]
+    if whole:  # one statement whatever their number: `_whole_page`
+        view.params[IDS] = "{" + ",".join(str(pk) for pk in ids) + "}"
+    else:
+        view.params["include"] = ids
+    for name in ("_embed", "_fields"):  # what the rows are read for
+        if listing.get(name):
+            view.params[name] = listing[name]
     try:
         rows = CompiledList(view)[0 : len(ids)]
     finally:
         view.params = listing
+    if whole:
+        return rows
     position = {pk: i for i, pk in enumerate(ids)}
     return sorted(rows, key=lambda row: position[row.pk])
 

@@ -5,11 +5,14 @@ of the difference was Python per row: the driver converting dates and JSON, then
 serializer formatting four dates, escaping, sorting link ids and building nested dicts that
 orjson then wrote out again. PostgreSQL does the same in C: the statement of a readers' list
 selects one text column per row, the object in exactly the bytes orjson writes (compact
-`ROW_TO_JSON`/`ARRAY_TO_JSON`, keys in the serializer's order). In `context=view` with no
-`_fields` that text goes out as written (`orjson.Fragment`), with the page's address put
-around the slug in `link` and `_links` appended (api/links.py: `complete_row_json`);
-otherwise `orjson.loads` turns it back into the dict the serializer would have built, and
-the context and `_fields` apply as for any object (api/serializers.py: `from_row_json`).
+`ROW_TO_JSON`/`ARRAY_TO_JSON`, keys in the serializer's order), `link` and `_links`
+included: the site's addresses are values of the statement (`SITE`, from api/links.py:
+`row_parts`), not part of it, since the site's address may change. In `context=view` with
+no `_fields` that text goes out as written (`orjson.Fragment`), and a page read by its ids
+(walked and ranked lists) comes as one row, its objects already joined
+(api/queries.py: `JsonPage`); otherwise `orjson.loads` turns it back into the dict the
+serializer would have built, and the context and `_fields` apply as for any object
+(api/serializers.py: `from_row_json`).
 
 The serializers stay the definition of every field: this module is their SQL form for the
 one case that is hot and simple (published rows, `context` view or embed, no `_embed`), and
@@ -27,6 +30,8 @@ from django.db.models.functions import Coalesce
 
 from glossary import selectors
 from glossary.models import Article, Status, Term
+
+from . import links
 
 # The column of a row holding its object (api/queries.py, api/serializers.py).
 ROW_JSON = "_row_json"
@@ -137,9 +142,50 @@ class _Literal(Func):
         return f"'{self.text}'", []
 
 
-def _common(kind: str, *, now, title: str, excerpt: str) -> dict:
-    """`EntryReadSerializer.common` (`link` holds the slug: the address is the site's,
-    added in Python, api/serializers.py)."""
+class _Link(Func):
+    """`links.page`: the site's page address around the slug. The address is a parameter
+    (`SITE`), not part of the compiled statement: the site's address may change."""
+
+    output_field = TextField()
+
+    def as_sql(self, compiler, connection, **extra):
+        (prefix, p1), (slug, p2), (suffix, p3) = (
+            compiler.compile(e) for e in self.source_expressions
+        )
+        return f"({prefix} || {slug} || {suffix})", [*p1, *p2, *p3]
+
+
+class _WithLinks(Func):
+    """The object's text with `_links` appended: the site's `entry_links` template (a
+    parameter) with the row's id put where the template holds `links.ID_MARK`."""
+
+    output_field = TextField()
+
+    def as_sql(self, compiler, connection, **extra):
+        (text, p1), (template, p2), (pk, p3) = (
+            compiler.compile(e) for e in self.source_expressions
+        )
+        mark = links.ID_MARK
+        assert mark.isdigit()
+        return (
+            f"(LEFT({text}, -1) || ',\"_links\":' || REPLACE({template}, '{mark}', "
+            f"({pk})::text) || '}}')",
+            [*p1, *p2, *p3],
+        )
+
+
+# The per-call values of the site's addresses in a row's object (`site_values`), by name.
+SITE = ("site_page_prefix", "site_page_suffix", "site_links")
+
+
+def site_values(model) -> dict:
+    """The real values of `SITE` for `model`'s objects on the site as it is now."""
+    prefix, suffix, template = links.row_parts(_KINDS[model])
+    return {"site_page_prefix": prefix, "site_page_suffix": suffix, "site_links": template}
+
+
+def _common(kind: str, *, now, site: dict, title: str, excerpt: str) -> dict:
+    """`EntryReadSerializer.common` (`link` from the site's address, a parameter)."""
     zone = settings.TIME_ZONE
     when = Coalesce(F("published_at"), F("created_at"))
     return {
@@ -151,27 +197,27 @@ def _common(kind: str, *, now, title: str, excerpt: str) -> dict:
         "slug": F("slug"),
         "status": _Status(F("status"), F("published_at"), Value(now)),
         "type": _Literal(kind),
-        "link": F("slug"),
+        "link": _Link(Value(site["site_page_prefix"]), F("slug"), Value(site["site_page_suffix"])),
         "title": _Object(rendered=_Escaped(F(title))),
         "content": _Object(rendered=F("body_html")),
         "excerpt": _Object(rendered=_Excerpt(F(excerpt))),
     }
 
 
-def _term(now) -> dict:
+def _term(now, site) -> dict:
     ids = selectors.entry_link_ids(Term, now=now)
     return {
-        **_common("term", now=now, title="name", excerpt="short_definition"),
+        **_common("term", now=now, site=site, title="name", excerpt="short_definition"),
         "synonyms": _Strings(F("synonyms")),
         "categories": ids["categories"],
         "related": ids["related"],
     }
 
 
-def _article(now) -> dict:
+def _article(now, site) -> dict:
     ids = selectors.entry_link_ids(Article, now=now)
     return {
-        **_common("article", now=now, title="title", excerpt="lead"),
+        **_common("article", now=now, site=site, title="title", excerpt="lead"),
         "author": F("author_id"),
         "terms": ids["terms"],
         "series": F("series_id"),
@@ -180,6 +226,7 @@ def _article(now) -> dict:
 
 
 _FIELDS = {Term: _term, Article: _article}
+_KINDS = {Term: "term", Article: "article"}
 # The contexts this form serves: the fields of both are the view's (embed only hides some).
 CONTEXTS = frozenset({"view", "embed"})
 
@@ -194,6 +241,14 @@ def applies(model, params: dict) -> bool:
     )
 
 
-def row_json(model, *, now):
-    """The expression of a row's `context=view` object, as JSON text."""
-    return _Text(_Object(**_FIELDS[model](now)))
+def written_whole(params: dict) -> bool:
+    """Whether the objects go out as PostgreSQL wrote them (`context=view`, no `_fields`):
+    nothing reshapes them."""
+    return params.get("context", "view") == "view" and not params.get("_fields")
+
+
+def row_json(model, *, now, site: dict):
+    """The expression of a row's whole `context=view` object (`_links` included), as JSON
+    text; `site` holds the values (or placeholders) of `SITE`."""
+    text = _Text(_Object(**_FIELDS[model](now, site)))
+    return _WithLinks(text, Value(site["site_links"]), F("id"))

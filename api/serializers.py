@@ -122,16 +122,16 @@ class ReadSerializer(serializers.Serializer):
         """The fields `CONTEXTS` leaves out of `ctx` (none of what `view` builds)."""
         return tuple(name for name, shown in cls.CONTEXTS.items() if ctx not in shown)
 
-    def from_row_json(self, pk: int, text: str):
-        """An object PostgreSQL built (api/rowjson.py): its `link` holds the slug, completed
-        to the page's address on the site (the statement is compiled once, the site's
-        address may change). In `context=view` with no `_fields` it is sent as written
-        (`row_as_json`); otherwise it is loaded to be shaped like any other object."""
+    def from_row_json(self, text: str):
+        """An object PostgreSQL built whole (api/rowjson.py, `_links` included). In
+        `context=view` with no `_fields` it is sent as written (`row_as_json`); otherwise it
+        is loaded, and the context leaves out what it hides."""
         if self._context.get("row_as_json"):
-            return orjson.Fragment(links.complete_row_json(self.kind, pk, text))
+            return orjson.Fragment(text)
         data = orjson.loads(text)
-        data["link"] = links.page(self.kind, data["link"])
-        return self.finish(data, None)
+        for name in self.hidden(self.ctx):
+            data.pop(name, None)
+        return data
 
     def finish(self, data: dict, instance_links) -> dict:
         """`data` (a dict built for this object alone) as the answer: the fields of the
@@ -210,7 +210,7 @@ class TermSerializer(EntryReadSerializer):
     def to_representation(self, term):
         built = getattr(term, ROW_JSON, None)
         if built is not None:
-            return self.from_row_json(term.pk, built)
+            return self.from_row_json(built)
         term_links = self._context["links"].get(term.pk)
         data = self.common(term, title=term.name, excerpt=term.short_definition)
         data["synonyms"] = list(term.synonyms)
@@ -240,7 +240,7 @@ class ArticleSerializer(EntryReadSerializer):
     def to_representation(self, article):
         built = getattr(article, ROW_JSON, None)
         if built is not None:
-            return self.from_row_json(article.pk, built)
+            return self.from_row_json(built)
         article_links = self._context["links"].get(article.pk)
         data = self.common(article, title=article.title, excerpt=article.lead)
         data["author"] = article.author_id

@@ -35,7 +35,7 @@ from reversion.models import Version
 from glossary import search, selectors, services
 from glossary.models import Article, Category, Series, Status, Term
 
-from . import links, schema
+from . import links, rowjson, schema
 from .conditional import Validators, has_preconditions, precondition_failed
 from .exceptions import RestError, invalid_params
 from .filters import (
@@ -62,7 +62,7 @@ from .params import (
     validate_query,
 )
 from .permissions import can_edit, can_see_drafts
-from .queries import CompiledList, RankedList, Row, WalkedList
+from .queries import CompiledList, JsonPage, RankedList, Row, WalkedList
 from .rowjson import ROW_JSON
 from .serializers import (
     ArticleSerializer,
@@ -292,6 +292,8 @@ class ContentViewSet(RestMixin, viewsets.GenericViewSet):
                 rows = self.paginate_queryset(WalkedList.of(self) or CompiledList(self))
         else:
             rows = self.paginate_queryset(self.filter_queryset(self.get_queryset()))
+        if isinstance(rows, JsonPage):  # written whole by the statement: nothing to reshape
+            return self.get_paginated_response(rows.fragment())
         data = self.shape(self.represent(rows))
         return self.get_paginated_response(data)
 
@@ -333,9 +335,7 @@ class ContentViewSet(RestMixin, viewsets.GenericViewSet):
             "context": self.params.get("context", "view"),
             "embed": self.params.get("_embed"),
             # A row PostgreSQL wrote goes out as written when nothing reshapes it.
-            "row_as_json": (
-                self.params.get("context", "view") == "view" and not self.params.get("_fields")
-            ),
+            "row_as_json": rowjson.written_whole(self.params),
             **extra,
         }
 

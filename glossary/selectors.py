@@ -514,6 +514,14 @@ def last_content_state() -> tuple | None:
     return _last_state
 
 
+class _StatePart(RawSQL):
+    """A part of the content state: an uncorrelated scalar subquery, the same for every row,
+    so it never groups an aggregated read (api/queries.py reads a page as one row)."""
+
+    def get_group_by_cols(self):
+        return []
+
+
 def with_content_state(queryset, *, now: datetime):
     """`queryset` with the content state's parts as extra columns (`STATE_COLUMNS`), the same
     subqueries `content_state()` runs, so that one statement reads a row and the state its
@@ -524,7 +532,7 @@ def with_content_state(queryset, *, now: datetime):
     when = connections[DEFAULT_DB_ALIAS].ops.adapt_datetimefield_value(now)
     columns = {}
     for (name, sql), params in zip(_STATE_PARTS, _state_params(when), strict=True):
-        columns[name] = RawSQL(sql, params, output_field=TextField())  # noqa: S611 - constants
+        columns[name] = _StatePart(sql, params, output_field=TextField())  # our SQL, constants
     return queryset.annotate(**columns)
 
 

@@ -81,6 +81,8 @@ SHAPES = [
     "/terms?_fields=id,title.rendered,related,_links.self",
     "/terms?orderby=id&order=desc&_fields=id,_links",
     "/terms?slug=pojecie-1,pojecie-3",
+    "/terms?search=syn&per_page=2",
+    "/terms?search=syn&_fields=id,link,_links",
     "/articles",
     "/articles?context=embed&per_page=2",
     "/articles?_fields=id,terms,series,series_order,date,modified_gmt",
@@ -167,3 +169,33 @@ def test_articles_list_their_published_terms(client, corpus):
     data = client.get(f"{API}/articles", {"slug": "artykul-0"}).json()[0]
     published = Term.objects.published().filter(articles=article)
     assert data["terms"] == list(published.order_by("sort_key", "id").values_list("id", flat=True))
+
+
+def test_a_page_is_one_row_in_the_lists_order(client, corpus):
+    """A page of a readers' list in `context=view` comes back from the database as one row:
+    its objects joined in the list's order (the walked list's, the search's ranking), so
+    Python handles no row of it; the same page in `context=embed` reads a row per object."""
+    whole = client.get(f"{API}/terms", {"per_page": 4, "page": 2})  # the walked ids known
+    with CaptureQueriesContext(connection) as ctx:
+        whole = client.get(f"{API}/terms", {"per_page": 4, "page": 2})
+    statements = [q["sql"] for q in ctx.captured_queries if "ROW_TO_JSON(_o)" in q["sql"]]
+    assert len(statements) == 1 and "STRING_AGG(" in statements[0]
+    embed = client.get(f"{API}/terms", {"per_page": 4, "page": 2, "context": "embed"})
+    assert [t["id"] for t in whole.json()] == [t["id"] for t in embed.json()]
+    everything = [t["id"] for t in client.get(f"{API}/terms", {"per_page": 100}).json()]
+    assert [t["id"] for t in whole.json()] == everything[4:8]
+    assert whole["X-WP-Total"] == str(len(everything))
+
+
+def test_the_sites_address_follows_a_change_without_recompiling(client, corpus, site_address):
+    """`link` and `_links` are written by the statement from the site's address of the
+    moment (values of the statement, not part of it): after a change of address the next
+    list names the new one, in both the whole-page and the per-object form."""
+    before = client.get(f"{API}/terms", {"per_page": 2}).json()
+    assert not before[0]["link"].startswith("https://slownik.example/")
+    site_address("https://slownik.example")
+    for params in ({"per_page": 2}, {"per_page": 2, "context": "embed"}):
+        after = client.get(f"{API}/terms", params).json()
+        assert after[0]["link"] == f"https://slownik.example/slownik/{after[0]['slug']}/"
+        self_href = after[0]["_links"]["self"][0]["href"]
+        assert self_href == f"https://slownik.example{API}/terms/{after[0]['id']}"
