@@ -189,7 +189,8 @@ class CompiledList:
             if row_fields:  # plain rows: what the serializer reads, no model instances
                 fields = row_fields
                 if rowjson.applies(bare.model, bare.params):  # the object, built by SQL
-                    fields, columns = ("id", ROW_JSON), ()
+                    # `updated_at`: an entry's ETag (api/conditional.py: `entry_token`).
+                    fields, columns = ("id", "updated_at", ROW_JSON), ()
                     text = rowjson.row_json(bare.model, now=now, site=site)
                     page = page.annotate(**{ROW_JSON: text})
                 else:
