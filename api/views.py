@@ -62,7 +62,7 @@ from .params import (
     validate_query,
 )
 from .permissions import can_edit, can_see_drafts
-from .queries import CompiledList, JsonPage, RankedList, Row, WalkedList
+from .queries import CompiledList, JsonPage, RankedList, Row, SearchPage, WalkedList
 from .rowjson import ROW_JSON
 from .serializers import (
     ArticleSerializer,
@@ -283,6 +283,9 @@ class ContentViewSet(RestMixin, viewsets.GenericViewSet):
                 del values[name]
 
     def list_response(self):
+        found = self.search_page() if self.compiled_reads() else None
+        if found is not None:  # the search and its page in one statement
+            return self.get_paginated_response(self.paginate_queryset(found).fragment())
         self.rank_search()
         if self.compiled_reads():
             ranked = self.params.get("_ranked")
@@ -296,6 +299,11 @@ class ContentViewSet(RestMixin, viewsets.GenericViewSet):
             return self.get_paginated_response(rows.fragment())
         data = self.shape(self.represent(rows))
         return self.get_paginated_response(data)
+
+    def search_page(self):
+        """A readers' search list read with its page in one statement (`SearchPage`), when
+        it can be."""
+        return None
 
     def rank_search(self) -> None:
         """Run the search engine before the SQL of the list is built: its ranked ids become a
@@ -442,6 +450,11 @@ class EntryViewSet(ContentViewSet):
     @property
     def published_only(self) -> bool:
         return set(self.params.get("status") or ["publish"]) == {"publish"}
+
+    def search_page(self):
+        if self.params.get("search") and self.published_only:
+            return SearchPage.of(self)
+        return None
 
     def rank_search(self) -> None:
         text = self.params.get("search")

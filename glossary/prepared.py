@@ -50,10 +50,15 @@ class Prepared:
         self.offset = offset
         self._compiled = weakref.WeakKeyDictionary()
 
-    def __call__(self, **values) -> list:
+    def __call__(self, *, prefix: tuple[str, list] | None = None, **values) -> list:
+        """The rows for `values`. `prefix`: SQL text and parameters put before the compiled
+        statement (a `WITH` whose names the built QuerySet refers to in raw SQL): only for a
+        statement that could be compiled (`compiled_for`), which the caller checks."""
         connection = connections[DEFAULT_DB_ALIAS]
         compiled = self.compiled_for(connection)
         if compiled is None:
+            if prefix is not None:
+                raise ValueError("a prefix needs a compiled statement")
             if self.offset is None:
                 values.pop("offset", None)
             return list(self.build(now=timezone.now(), **values))
@@ -61,6 +66,8 @@ class Prepared:
         values["now"] = connection.ops.adapt_datetimefield_value(timezone.now())
         values.setdefault("offset", 0)
         params = [values[role] if role else value for role, value in roles]
+        if prefix is not None:
+            sql, params = prefix[0] + sql, [*prefix[1], *params]
         cursor = kept_cursor(connection)
         cursor.execute(sql, params)
         return rows_to_result(cursor.fetchall())

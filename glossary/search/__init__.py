@@ -177,6 +177,24 @@ def ranked_ids(*, kind: str, query: str, limit: int = MAX_LIMIT) -> list[int]:
     return [row[0] for row in rows]
 
 
+def ranked_ids_statement(*, kind: str, query: str, limit: int = MAX_LIMIT):
+    """PostgreSQL: `SELECT ARRAY(…)` of the ids `ranked_ids` returns, in the same order, as
+    SQL text and parameters, for a caller that reads them inside a statement of its own
+    (the REST API's `?search=` pages read the page in the same statement). None when the
+    search must run on its own (SQLite, an empty query, planner statistics to refresh):
+    then `ranked_ids`."""
+    q = Query(query)
+    if not q or not _postgres():
+        return None
+    table = postgres.ARTICLES if kind == "article" else postgres.TERMS
+    found = postgres.ranked_statement(table, q, _limit(limit), timezone.now())
+    if found is None:
+        return None
+    sql, params = found
+    # The engine's rows in its order: a subquery scan keeps the order of its ORDER BY.
+    return f"SELECT ARRAY(SELECT e.id FROM ({sql}) e) AS ids", params  # noqa: S608 - our SQL
+
+
 def matching_terms(*, queryset, query: str):
     """`queryset` (any terms, drafts included: the admin's search box) narrowed to the terms
     the engine matches for `query`, without caps or ranking; the caller orders the list."""

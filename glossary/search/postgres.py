@@ -566,18 +566,37 @@ def _values(table: Table, q: Query, limit: int, now) -> dict:
     return values
 
 
-def rows(table: Table, q: Query, limit: int, now) -> list[tuple]:
-    """(id, slug, title, summary, tier, score, closeness, levels) best first."""
-    shape = "short" if q.short else (2 if q.comparison else ("word" if len(q.words) == 1 else 1))
-    stats = shape != "short" and STATISTICS.stale(table)
+def _shape(q: Query):
+    return "short" if q.short else (2 if q.comparison else ("word" if len(q.words) == 1 else 1))
+
+
+def _filled(table: Table, q: Query, limit: int, now, shape, stats: bool) -> tuple[str, list]:
     sql, p = _statement(table, shape, stats)  # first: it compiles the visibility values
     values = _values(table, q, limit, now)
     if shape == "short":
         text = q.short_text
         values["exact0"], values["like0"] = [text], _like_escape(text) + "%"
         values["lo0"], values["hi0"] = text, _upper(text)
+    return sql, p.fill(values)
+
+
+def ranked_statement(table: Table, q: Query, limit: int, now) -> tuple[str, list] | None:
+    """`rows`' statement and parameters, for a caller that reads its ids (in rank order: its
+    outermost ORDER BY) inside a statement of its own; None when the planner statistics are
+    due for a refresh, which only `rows` reads."""
+    shape = _shape(q)
+    if shape != "short" and STATISTICS.stale(table):
+        return None
+    return _filled(table, q, limit, now, shape, False)
+
+
+def rows(table: Table, q: Query, limit: int, now) -> list[tuple]:
+    """(id, slug, title, summary, tier, score, closeness, levels) best first."""
+    shape = _shape(q)
+    stats = shape != "short" and STATISTICS.stale(table)
+    sql, params = _filled(table, q, limit, now, shape, stats)
     with connection.cursor() as cursor:
-        cursor.execute(sql, p.fill(values))
+        cursor.execute(sql, params)
         found = cursor.fetchall()
     if stats:
         STATISTICS.put(table, next((r for r in found if r[0] is None), None))

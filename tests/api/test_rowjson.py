@@ -82,6 +82,7 @@ SHAPES = [
     "/terms?orderby=id&order=desc&_fields=id,_links",
     "/terms?slug=pojecie-1,pojecie-3",
     "/terms?search=syn&per_page=2",
+    "/terms?search=syn&per_page=2&page=2",
     "/terms?search=syn&_fields=id,link,_links",
     "/articles",
     "/articles?context=embed&per_page=2",
@@ -102,9 +103,12 @@ def test_the_database_builds_the_serializers_bytes(client, corpus, monkeypatch, 
     in site time and UTC truncated to the second (DST, year 999), synonyms, link ids in code
     point order with drafts and future entries left out, and the statement really was the
     database's form (so that the comparison compares two forms)."""
+    _bytes(client, path)  # the search's planner statistics read, the walked ids known
     with CaptureQueriesContext(connection) as ctx:
         built = _bytes(client, path)
     assert any("ROW_TO_JSON(_o)" in q["sql"] for q in ctx.captured_queries)
+    if "search=" in path and "_fields" not in path:  # the search and its page: one statement
+        assert [q["sql"].startswith("WITH ranked ") for q in ctx.captured_queries] == [True]
     monkeypatch.setattr(rowjson, "applies", lambda model, params: False)
     queries._COMPILED.clear()
     try:
