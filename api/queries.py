@@ -290,10 +290,10 @@ RANKED_ONLY = frozenset({"search", "_ranked", "orderby", "order", "page", "per_p
 class RankedList:
     """A search ordered by relevance with nothing else narrowing it: the engine's ranked ids
     (published, best first, at most `search.MAX_LIMIT`) are the list itself. The total is
-    their number, a page is their slice read by id (the compiled `include` statement of the
-    page's size), put back in the engine's order. Before, the ids became a `CASE` of up to
-    100 branches in the list's SQL and in a COUNT the ORM built on every request (~4.5×
-    MCP get_term, docs/benchmarks.md)."""
+    their number, a page is their slice read by id (`rows_by_id`), in the engine's order.
+    Before, the ids became a `CASE` of up to 100 branches in the list's SQL and in a COUNT
+    the ORM built on every request (~4.5× MCP get_term, docs/benchmarks.md). A readers'
+    search in `context=view` on PostgreSQL is a `SearchPage` instead (one statement)."""
 
     def __init__(self, view, ranked: list[int]):
         self.view, self.ranked = view, ranked
@@ -445,8 +445,10 @@ class WalkedList:
 
 
 def rows_by_id(view, ids: list[int]) -> list:
-    """The readers' rows of `ids`, in that order: the compiled `include` statement of their
-    number (one statement, the rows with their links as the list asks for them)."""
+    """The readers' rows of `ids`, in that order, in one statement: in `context=view` with
+    no `_fields` on PostgreSQL the page written whole (`JsonPage`, the ids one array
+    parameter: one statement for any number of them); otherwise the compiled `include`
+    statement of their number, the rows with their links as the list asks for them."""
     if not ids:
         return []
     listing = view.params
