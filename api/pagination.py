@@ -6,6 +6,8 @@ rows than `per_page` is the whole collection (a `?slug=` lookup is one query, no
 """
 
 import math
+import re
+from urllib.parse import unquote_plus
 
 from rest_framework.pagination import BasePagination
 from rest_framework.response import Response
@@ -58,14 +60,11 @@ class WordPressPagination(BasePagination):
         return headers
 
     def _url(self, page: int) -> str:
-        # The request's query with its page replaced (and no offset): encoded once per
+        # The request's query with its page replaced (and no offset): built once per
         # response, only the page number differs between the prev and next links.
         prefix = getattr(self, "_prefix", None)
         if prefix is None:
-            query = self.request.query_params.copy()
-            query.pop("offset", None)
-            query.pop("page", None)
-            encoded = query.urlencode()
+            encoded = _query_without_page(self.request)
             prefix = self._prefix = (
                 f"{site_url()}{self.request.path}?{encoded}{'&' if encoded else ''}"
             )
@@ -73,3 +72,25 @@ class WordPressPagination(BasePagination):
 
     def get_paginated_response_schema(self, schema):
         return schema
+
+
+_PAGING = frozenset({"page", "offset"})
+_PRINTABLE = re.compile(r"^[!-~]*$")  # ASCII without spaces or control characters
+
+
+def _query_without_page(request) -> str:
+    """The request's query string without `page` and `offset`, its other parameters as the
+    client wrote them (in order). Why: copying the parsed QueryDict and encoding it again
+    cost ~40 µs a list (issue 12). A query with anything but printable ASCII in it (raw
+    bytes a client did not percent-encode) is encoded again from the parsed parameters."""
+    raw = request.META.get("QUERY_STRING", "")
+    if not _PRINTABLE.match(raw):
+        query = request.query_params.copy()
+        for name in _PAGING:
+            query.pop(name, None)
+        return query.urlencode()
+    return "&".join(
+        part
+        for part in raw.split("&")
+        if part and unquote_plus(part.split("=", 1)[0]) not in _PAGING
+    )

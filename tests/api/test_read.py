@@ -408,6 +408,18 @@ def test_editors_ask_for_drafts_with_status(client, hidden, editor_auth):
     assert [t["slug"] for t in both.json()] == ["tajny-szkic"]
 
 
+def test_pagination_links_repeat_the_query_but_the_page(client, glossary):
+    """`next` and `prev` repeat the request's other parameters as the client sent them, in
+    order, without `offset` and with the neighbouring `page`; a query with bytes the client
+    did not percent-encode is encoded again."""
+    response = client.get(f"{API}/terms?per_page=1&_fields=id,slug&offset=1&orderby=title")
+    query = "?per_page=1&_fields=id,slug&orderby=title&page="
+    assert f'{API}/terms{query}1>; rel="prev"' in response["Link"]
+    assert f'{API}/terms{query}3>; rel="next"' in response["Link"]
+    raw = client.get(f"{API}/terms?per_page=1&x=\u017c&page=2")
+    assert f'{API}/terms?per_page=1&x=%C5%BC&page=3>; rel="next"' in raw["Link"]
+
+
 # --- query counts ------------------------------------------------------------------------------
 @pytest.fixture
 def many(glossary):
