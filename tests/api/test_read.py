@@ -6,6 +6,7 @@ from datetime import timedelta
 
 import pytest
 from django.db import connection
+from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from glossary import search, selectors
@@ -739,6 +740,27 @@ def test_a_search_by_relevance_reads_pages_of_the_engines_ranking(client, glossa
         assert fast.json() == general.json()
         assert fast["X-WP-Total"] == general["X-WP-Total"] == "25"  # 25 "Pojęcie NN" terms
         assert fast["X-WP-TotalPages"] == general["X-WP-TotalPages"]
+
+
+@pytest.mark.parametrize(
+    "query",
+    ["p", "pojęcie", "czym jest pojęcie", "pojecie", "SSE vs HTTP", "pjęcie", "nic takiego"],
+    ids=["short", "word", "question", "no diacritics", "comparison", "typo", "no hit"],
+)
+def test_a_search_lists_the_engines_ranking_in_every_shape(client, glossary, many, query):
+    """A readers' `?search=` list is exactly the engine's ranking (`search.ranked_ids`), in
+    its order and number, for every shape of query the engine has (short, one word, several,
+    a comparison, a typo, nothing found), on SQLite and PostgreSQL alike; on PostgreSQL
+    the ranking and the page are one statement."""
+    client.get(f"{API}/terms", {"search": query})  # the engine's statistics read
+    with CaptureQueriesContext(connection) as ctx:
+        response = client.get(f"{API}/terms", {"search": query, "per_page": 100})
+    assert response.status_code == 200
+    ranked = search.ranked_ids(kind="term", query=query)
+    assert [t["id"] for t in response.json()] == ranked
+    assert response["X-WP-Total"] == str(len(ranked))
+    if connection.vendor == "postgresql":
+        assert [q["sql"].startswith("WITH ranked ") for q in ctx.captured_queries] == [True]
 
 
 def test_a_cached_total_is_the_readers_own(client, db, editor_auth):
