@@ -164,6 +164,27 @@ def _row_parts(site: str, kind: str) -> tuple[str, str, str]:
     return prefix, suffix, orjson.dumps(entry_links(kind, int(ID_MARK))).decode()
 
 
+SLUG_MARK = "\x1eslug\x1e"  # where a slug goes in `embed_parts`' page address
+
+
+def embed_parts(kind: str) -> tuple[str, str]:
+    """What a statement that writes `_embedded` (api/rowjson.py) needs of the site as it is
+    now for a linked entry of `kind`: its page address with `SLUG_MARK` where the slug goes
+    (none in the address of a kind without pages of its own), and its `_links` (`embed_link`)
+    as JSON text with `ID_MARK` where the id goes."""
+    return _embed_parts(site_url(), kind)
+
+
+@lru_cache(maxsize=32)
+def _embed_parts(site: str, kind: str) -> tuple[str, str]:
+    bases = _bases(site)
+    prefix, suffix, with_slug = bases["pages"][kind]
+    base = bases["route"][kind]
+    links = {"self": [{"href": f"{base}/{ID_MARK}"}], "collection": [{"href": base}]}
+    page = prefix + SLUG_MARK + suffix if with_slug else prefix
+    return page, orjson.dumps(links).decode()
+
+
 # --- context=embed forms, built from selector `Link` rows -----------------------------------
 def revision_link(kind: str, pk: int, version_id) -> str:
     """The address of one revision of an entry: /<type>s/<id>/revisions/<revision id>."""

@@ -146,8 +146,9 @@ class CompiledList:
             return list(self.queryset()[bounds])
         as_json = rowjson.applies(view.model, view.params)
         if as_json:  # the site's addresses: values of the statement, not part of it
-            fake.update({name: f"\x1b{name}\x1b" for name in rowjson.SITE})
-            real.update(rowjson.site_values(view.model))
+            site = rowjson.site_values(view.model, view.params)
+            fake.update({name: f"\x1b{name}\x1b" for name in site})
+            real.update(site)
         # A page read by its ids (`rows_by_id`: walked and ranked lists) comes whole.
         whole = as_json and IDS in view.params and rowjson.written_whole(view.params)
         start, size = bounds.start or 0, bounds.stop - (bounds.start or 0)
@@ -192,9 +193,9 @@ class CompiledList:
             bare.request, bare.now, bare.action = None, now, "list"
             bare.params = _rebuild(template, values)
             queryset = bare.filter_queryset(bare.get_queryset())
-            site = {name: values[name] for name in rowjson.SITE if name in values}
+            site = {name: value for name, value in values.items() if name.startswith("site_")}
             if whole:
-                return _whole_page(queryset, bare.params[IDS], now, site, with_state)
+                return _whole_page(queryset, bare.params[IDS], now, site, with_state, template)
             page = queryset
             if deferred:  # the page's ids from a narrow select, then their rows
                 page = queryset.filter(pk__in=queryset.values("pk")[offset : offset + size])
@@ -203,7 +204,7 @@ class CompiledList:
                 if rowjson.applies(bare.model, bare.params):  # the object, built by SQL
                     # `updated_at`: an entry's ETag (api/conditional.py: `entry_token`).
                     fields, columns = ("id", "updated_at", ROW_JSON), ()
-                    text = rowjson.row_json(bare.model, now=now, site=site)
+                    text = rowjson.row_json(bare.model, now=now, site=site, params=template)
                     page = page.annotate(**{ROW_JSON: text})
                 else:
                     page, columns = bare.with_links(page, now)
@@ -256,7 +257,7 @@ class _Position(Func):
         return f"ARRAY_POSITION(({ids})::bigint[], {pk})", [*p1, *p2]
 
 
-def _whole_page(queryset, ids, now, site: dict, with_state: bool):
+def _whole_page(queryset, ids, now, site: dict, with_state: bool, params: dict):
     """One row for the objects of `queryset` whose ids are `ids` (an array literal, or an
     expression giving an array): their
     objects joined in the order of `ids` (`STRING_AGG … ORDER BY ARRAY_POSITION`), their
@@ -266,7 +267,7 @@ def _whole_page(queryset, ids, now, site: dict, with_state: bool):
     text, 0 rows). A few parameters whatever the page's size: psycopg re-parses on every
     call a statement of more than 50 parameters or 4 KB (`_queries.py`)."""
     model = queryset.model
-    text = rowjson.row_json(model, now=now, site=site)
+    text = rowjson.row_json(model, now=now, site=site, params=params)
     ids = Value(ids) if isinstance(ids, str) else ids
     page = (
         queryset.filter(_InIds(F("pk"), ids))
@@ -348,26 +349,29 @@ class SearchPage:
         if statement is None:
             return None
         with_state = getattr(view, "state_in_rows", False)
-        key = (type(view), params.get("context", "view"), with_state)
+        shape = {"context": "view", "_embed": params.get("_embed")}
+        key = (type(view), tuple(shape["_embed"] or ()), with_state)
         prepared = _SEARCH_PAGES.get(key)
         if prepared is None:
-            fake = {name: f"\x1b{name}\x1b" for name in rowjson.SITE}
-            prepared = Prepared(cls._builder(type(view), with_state), **fake)
+            fake = {name: f"\x1b{name}\x1b" for name in rowjson.site_values(view.model, shape)}
+            prepared = Prepared(cls._builder(type(view), with_state, shape), **fake)
             with _LOCK:
+                if len(_SEARCH_PAGES) >= MAX_SHAPES:
+                    _SEARCH_PAGES.clear()
                 _SEARCH_PAGES[key] = prepared
         if prepared.compiled_for(connections[DEFAULT_DB_ALIAS]) is None:
             return None
         return cls(view, prepared, statement)
 
     @staticmethod
-    def _builder(view_class, with_state: bool):
+    def _builder(view_class, with_state: bool, shape: dict):
         def build(*, now, **site):
             bare = view_class()
             bare.request, bare.now, bare.action = None, now, "list"
             bare.params = {"context": "view"}
             queryset = bare.filter_queryset(bare.get_queryset())
             ids = _FromRanked("(SELECT page FROM ranked)", (), output_field=TextField())
-            page = _whole_page(queryset, ids, now, site, with_state)
+            page = _whole_page(queryset, ids, now, site, with_state, shape)
             total = _FromRanked("(SELECT total FROM ranked)", (), output_field=IntegerField())
             return page.annotate(**{PAGE_TOTAL: total})
 
@@ -384,7 +388,8 @@ class SearchPage:
             f"CARDINALITY(r.ids) AS total FROM ({sql}) r) ",
             [start + 1, stop, *params],
         )
-        rows = self.prepared(prefix=prefix, **rowjson.site_values(self.view.model))
+        site = rowjson.site_values(self.view.model, self.view.params)
+        rows = self.prepared(prefix=prefix, **site)
         values = rows[0]
         self.view.take_state(values)
         self.total = values[PAGE_TOTAL]

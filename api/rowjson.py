@@ -6,7 +6,7 @@ serializer formatting four dates, escaping, sorting link ids and building nested
 orjson then wrote out again. PostgreSQL does the same in C: the statement of a readers' list
 selects one text column per row, the object in exactly the bytes orjson writes (compact
 `ROW_TO_JSON`/`ARRAY_TO_JSON`, keys in the serializer's order), `link` and `_links`
-included: the site's addresses are values of the statement (`SITE`, from api/links.py:
+included: the site's addresses are values of the statement (`site_values`, from api/links.py:
 `row_parts`), not part of it, since the site's address may change. In `context=view` with
 no `_fields` that text goes out as written (`orjson.Fragment`), and a page read by its ids
 (walked and ranked lists) comes as one row, its objects already joined
@@ -15,17 +15,18 @@ serializer would have built, and the context and `_fields` apply as for any obje
 (api/serializers.py: `from_row_json`).
 
 The serializers stay the definition of every field: this module is their SQL form for the
-one case that is hot and simple (published rows, `context` view or embed, no `_embed`), and
+case that is hot and simple (published rows, `context` view or embed, `_embed` included:
+`_embedded` is written from the same link rows `with_entry_links` reads), and
 tests/api/test_rowjson.py compares the responses of both forms byte for byte over hostile
-text, every date edge (microseconds, DST, years below 1000) and link order. Editors' lists,
-`context=edit`, `_embed`, single entries (`/terms/<id>`) and SQLite keep the Python path.
+text, every date edge (microseconds, DST, years below 1000), link order and embedded
+relations. Editors' lists, `context=edit` and SQLite keep the Python path.
 """
 
 import re
 
 from django.conf import settings
 from django.db import DEFAULT_DB_ALIAS, connections
-from django.db.models import F, Func, TextField, Value
+from django.db.models import F, Func, Subquery, TextField, Value
 from django.db.models.functions import Coalesce
 
 from glossary import selectors
@@ -36,6 +37,7 @@ from . import links
 # The column of a row holding its object (api/queries.py, api/serializers.py).
 ROW_JSON = "_row_json"
 _KEY = re.compile(r"^[a-z_]+$")
+_RELATION = re.compile(r"^[a-z_:]+$")  # `wp:term`, `webflux:articles`
 _ZONE = re.compile(r"^[A-Za-z0-9_+/-]+$")
 
 
@@ -47,7 +49,7 @@ class _Object(Func):
     output_field = TextField()
 
     def __init__(self, **fields):
-        assert all(_KEY.match(key) for key in fields), fields
+        assert all(_RELATION.match(key) for key in fields), fields
         self.keys = list(fields)
         super().__init__(*fields.values())
 
@@ -144,7 +146,7 @@ class _Literal(Func):
 
 class _Link(Func):
     """`links.page`: the site's page address around the slug. The address is a parameter
-    (`SITE`), not part of the compiled statement: the site's address may change."""
+    (`site_values`), not part of the compiled statement: the site's address may change."""
 
     output_field = TextField()
 
@@ -157,31 +159,134 @@ class _Link(Func):
 
 class _WithLinks(Func):
     """The object's text with `_links` appended: the site's `entry_links` template (a
-    parameter) with the row's id put where the template holds `links.ID_MARK`."""
+    parameter) with the row's id put where the template holds `links.ID_MARK`; then
+    `_embedded` when a fourth expression gives it."""
 
     output_field = TextField()
 
     def as_sql(self, compiler, connection, **extra):
-        (text, p1), (template, p2), (pk, p3) = (
+        (text, p1), (template, p2), (pk, p3), *embedded = (
             compiler.compile(e) for e in self.source_expressions
         )
         mark = links.ID_MARK
         assert mark.isdigit()
+        tail, p4 = "", []
+        if embedded:
+            tail, p4 = f" || ',\"_embedded\":' || ({embedded[0][0]})::text", embedded[0][1]
         return (
             f"(LEFT({text}, -1) || ',\"_links\":' || REPLACE({template}, '{mark}', "
-            f"({pk})::text) || '}}')",
-            [*p1, *p2, *p3],
+            f"({pk})::text){tail} || '}}')",
+            [*p1, *p2, *p3, *p4],
         )
 
 
-# The per-call values of the site's addresses in a row's object (`site_values`), by name.
-SITE = ("site_page_prefix", "site_page_suffix", "site_links")
+class _Marked(Func):
+    """`REPLACE(template, mark, value)`: a site's address or links with the linked entry's
+    slug or id put in (`links.embed_parts`)."""
+
+    output_field = TextField()
+
+    def __init__(self, template, mark: str, value):
+        assert "'" not in mark
+        self.mark = mark
+        super().__init__(template, value)
+
+    def as_sql(self, compiler, connection, **extra):
+        (template, p1), (value, p2) = (compiler.compile(e) for e in self.source_expressions)
+        mark = self.mark.replace("\x1e", "' || CHR(30) || '")
+        return f"REPLACE({template}, '{mark}', ({value})::text)", [*p1, *p2]
 
 
-def site_values(model) -> dict:
-    """The real values of `SITE` for `model`'s objects on the site as it is now."""
-    prefix, suffix, template = links.row_parts(_KINDS[model])
-    return {"site_page_prefix": prefix, "site_page_suffix": suffix, "site_links": template}
+class _Json(Func):
+    """Text that is JSON already, as `json`: `ROW_TO_JSON` writes it as it is."""
+
+    template = "(%(expressions)s)::json"
+    output_field = TextField()
+
+
+class _OrderedObjects(Func):
+    """The linked entries' objects of a `_link_values` subquery as one compact JSON array,
+    in `links_from_row`'s order (the sort text by code point, then the id; `descending` for
+    the articles, newest first), `[]` for none."""
+
+    output_field = TextField()
+
+    def __init__(self, obj, pk, sort, *, descending: bool):
+        self.descending = descending
+        super().__init__(obj, pk, sort)
+
+    def as_sql(self, compiler, connection, **extra):
+        (obj, p1), (pk, p2), (sort, p3) = (compiler.compile(e) for e in self.source_expressions)
+        way = " DESC" if self.descending else ""
+        order = f'{sort} COLLATE "C"{way}, {pk}{way}'
+        return (
+            f"COALESCE(ARRAY_TO_JSON(ARRAY_AGG({obj} ORDER BY {order})), '[]'::json)",
+            [*p1, *p3, *p2],
+        )
+
+
+class _Nested(Func):
+    """`[x]`: WordPress's `_embedded` holds one list per link (`[[…]]`)."""
+
+    template = "JSON_BUILD_ARRAY(%(expressions)s)"
+    output_field = TextField()
+
+
+# `_embed`'s relations of each model (`links.embedded`): (relation, linked kind, bucket of
+# `selectors.with_entry_links`' parts, newest first).
+RELATIONS = {
+    "term": (("wp:term", "category", "category", False), ("related", "term", "term", False),
+             ("webflux:articles", "article", "article", True)),
+    "article": (("webflux:terms", "term", "term", False), ("wp:term", "series", "series", False)),
+}  # fmt: skip
+
+
+def _relations(kind: str, params: dict) -> tuple:
+    wanted = set(params.get("_embed") or ())
+    return tuple(r for r in RELATIONS[kind] if "*" in wanted or r[0] in wanted)
+
+
+def site_values(model, params: dict) -> dict:
+    """The per-call values of the site's addresses in the objects of `model` for a request
+    with `params` (by name: the compiled statement's placeholders are these names): the
+    row's page address and `_links`, and each embedded kind's (`links.embed_parts`)."""
+    kind = _KINDS[model]
+    prefix, suffix, template = links.row_parts(kind)
+    values = {"site_page_prefix": prefix, "site_page_suffix": suffix, "site_links": template}
+    for _relation, linked, _bucket, _newest in _relations(kind, params):
+        values[f"site_{linked}_page"], values[f"site_{linked}_links"] = links.embed_parts(linked)
+    return values
+
+
+def _linked(kind: str, site: dict):
+    """A linked entry's object in `_embedded` (`links.embed_link`), over a `_link_values` row."""
+    link = _Marked(Value(site[f"site_{kind}_page"]), links.SLUG_MARK, F("slug"))
+    hal = _Json(_Marked(Value(site[f"site_{kind}_links"]), links.ID_MARK, F("id")))
+    if kind in links.TYPES:
+        return _Object(
+            id=F("id"), slug=F("slug"), type=_Literal(kind), link=link,
+            title=_Object(rendered=_Escaped(F("_title"))),
+            excerpt=_Object(rendered=_Excerpt(F("_summary"))), _links=hal,
+        )  # fmt: skip
+    return _Object(
+        id=F("id"), link=link, name=F("_title"), slug=F("slug"), taxonomy=_Literal(kind),
+        _links=hal,
+    )  # fmt: skip
+
+
+def _embedded(model, *, now, site: dict, params: dict):
+    """`_embedded` of a row (`links.embedded` over `selectors.with_entry_links`' parts), or
+    None when `_embed` names no relation of `model`."""
+    relations = _relations(_KINDS[model], params)
+    if not relations:
+        return None
+    parts = selectors.entry_link_parts(model, now=now)
+    fields = {}
+    for relation, linked, bucket, newest in relations:
+        objects = _OrderedObjects(_linked(linked, site), F("id"), F("_sort"), descending=newest)
+        rows = parts[bucket].annotate(_objects=objects).values("_objects")
+        fields[relation] = _Nested(Subquery(rows, output_field=TextField()))
+    return _Object(**fields)
 
 
 def _common(kind: str, *, now, site: dict, title: str, excerpt: str) -> dict:
@@ -236,7 +341,6 @@ def applies(model, params: dict) -> bool:
     return (
         model in _FIELDS
         and params.get("context", "view") in CONTEXTS
-        and not params.get("_embed")
         and connections[DEFAULT_DB_ALIAS].vendor == "postgresql"
     )
 
@@ -247,8 +351,10 @@ def written_whole(params: dict) -> bool:
     return params.get("context", "view") == "view" and not params.get("_fields")
 
 
-def row_json(model, *, now, site: dict):
-    """The expression of a row's whole `context=view` object (`_links` included), as JSON
-    text; `site` holds the values (or placeholders) of `SITE`."""
+def row_json(model, *, now, site: dict, params: dict):
+    """The expression of a row's whole object (`_links` included, `_embedded` as `params`
+    ask for it), as JSON text; `site` holds the values (or placeholders) of `site_values`."""
     text = _Text(_Object(**_FIELDS[model](now, site)))
-    return _WithLinks(text, Value(site["site_links"]), F("id"))
+    embedded = _embedded(model, now=now, site=site, params=params)
+    extra = () if embedded is None else (_Text(embedded),)
+    return _WithLinks(text, Value(site["site_links"]), F("id"), *extra)

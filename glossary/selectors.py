@@ -769,6 +769,13 @@ def entry_link_ids(model: type[Term | Article], *, now: datetime) -> dict[str, S
     }
 
 
+def entry_link_parts(model: type[Term | Article], *, now: datetime) -> dict:
+    """PostgreSQL: the parts `with_entry_links` reads for `_embed` (`_link_values` rows,
+    correlated to the outer row), by kind, for a statement that writes `_embedded` itself
+    (api/rowjson.py)."""
+    return _ENTRY_BUCKETS[model][0](pk=OuterRef("pk"), now=now)
+
+
 def link_columns(model: type[Term | Article], *, full: bool) -> tuple[str, ...]:
     """The names of the columns `with_entry_links` adds."""
     names = _ENTRY_BUCKETS[model][1] if full else _ID_BUCKETS[model]

@@ -84,7 +84,14 @@ SHAPES = [
     "/terms?search=syn&per_page=2",
     "/terms?search=syn&per_page=2&page=2",
     "/terms?search=syn&_fields=id,link,_links",
+    "/terms?_embed",
+    "/terms?_embed=related,webflux:articles&per_page=3&page=2",
+    "/terms?_embed=nothing-known",
+    "/terms?search=syn&_embed=wp:term",
+    "/terms?context=embed&_embed&_fields=id,_embedded",
     "/articles",
+    "/articles?_embed",
+    "/articles?_embed=webflux:terms&per_page=2&page=2",
     "/articles?context=embed&per_page=2",
     "/articles?_fields=id,terms,series,series_order,date,modified_gmt",
 ]
@@ -210,7 +217,9 @@ def test_the_sites_address_follows_a_change_without_recompiling(client, corpus, 
         assert self_href == f"https://slownik.example{API}/terms/{after[0]['id']}"
 
 
-@pytest.mark.parametrize("query", ["", "?context=embed", "?_fields=id,link,related,_links"])
+@pytest.mark.parametrize(
+    "query", ["", "?context=embed", "?_fields=id,link,related,_links", "?_embed", "?_embed=wp:term"]
+)
 @pytest.mark.parametrize("kind", ["terms", "articles"])
 def test_an_entrys_own_route_is_the_same_object_and_tag(client, corpus, monkeypatch, kind, query):
     """An entry's own route (`/terms/<id>`, `/articles/<id>`) is read in the database's form
