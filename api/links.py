@@ -150,39 +150,29 @@ def entry_links(kind: str, pk: int) -> dict:
 ID_MARK = "987654321987"  # an id no other part of a link contains
 
 
-def row_parts(kind: str) -> tuple[str, str, str]:
-    """What a statement that writes an entry's whole object (api/rowjson.py) needs of the
-    site as it is now: the page address before and after the slug (`page`), and
-    `entry_links(kind, <id>)` as JSON text with `ID_MARK` where the id goes."""
-    return _row_parts(site_url(), kind)
+SLUG_MARK = "\x1eslug\x1e"  # where a slug goes in `templates`' page address
+
+
+def templates(kind: str) -> tuple[str, str, str]:
+    """What a statement that writes objects itself (api/rowjson.py) needs of the site as it
+    is now for an entry of `kind`: its page address (`page`) with `SLUG_MARK` where the slug
+    goes (none in the address of a kind without pages of its own), its own `_links`
+    (`entry_links`) and its `_links` when embedded (`embed_link`), both as JSON text with
+    `ID_MARK` where the id goes."""
+    return _templates(site_url(), kind)
 
 
 @lru_cache(maxsize=16)
-def _row_parts(site: str, kind: str) -> tuple[str, str, str]:
-    prefix, suffix, with_slug = _bases(site)["pages"][kind]
-    assert with_slug, kind  # terms and articles have pages of their own
-    return prefix, suffix, orjson.dumps(entry_links(kind, int(ID_MARK))).decode()
-
-
-SLUG_MARK = "\x1eslug\x1e"  # where a slug goes in `embed_parts`' page address
-
-
-def embed_parts(kind: str) -> tuple[str, str]:
-    """What a statement that writes `_embedded` (api/rowjson.py) needs of the site as it is
-    now for a linked entry of `kind`: its page address with `SLUG_MARK` where the slug goes
-    (none in the address of a kind without pages of its own), and its `_links` (`embed_link`)
-    as JSON text with `ID_MARK` where the id goes."""
-    return _embed_parts(site_url(), kind)
-
-
-@lru_cache(maxsize=32)
-def _embed_parts(site: str, kind: str) -> tuple[str, str]:
+def _templates(site: str, kind: str) -> tuple[str, str, str]:
     bases = _bases(site)
     prefix, suffix, with_slug = bases["pages"][kind]
     base = bases["route"][kind]
-    links = {"self": [{"href": f"{base}/{ID_MARK}"}], "collection": [{"href": base}]}
-    page = prefix + SLUG_MARK + suffix if with_slug else prefix
-    return page, orjson.dumps(links).decode()
+    embedded = {"self": [{"href": f"{base}/{ID_MARK}"}], "collection": [{"href": base}]}
+    return (
+        prefix + SLUG_MARK + suffix if with_slug else prefix,
+        orjson.dumps(entry_links(kind, int(ID_MARK))).decode(),
+        orjson.dumps(embedded).decode(),
+    )
 
 
 # --- context=embed forms, built from selector `Link` rows -----------------------------------

@@ -37,7 +37,6 @@ from django.db.models import (
     TextField,
     Value,
 )
-from django.db.models.expressions import RawSQL
 
 from glossary import search, selectors
 from glossary.models import Term
@@ -259,13 +258,12 @@ class _Position(Func):
 
 def _whole_page(queryset, ids, now, site: dict, with_state: bool, params: dict):
     """One row for the objects of `queryset` whose ids are `ids` (an array literal, or an
-    expression giving an array): their
-    objects joined in the order of `ids` (`STRING_AGG … ORDER BY ARRAY_POSITION`), their
-    number and (`with_state`) the content state. Why: the rows of a page cost ~20 µs each
-    in Python (fetching, a row object, the serializer's call, the renderer), more than the
-    rest of a list together (issue 12). No GROUP BY: an empty page is a row too (NULL
-    text, 0 rows). A few parameters whatever the page's size: psycopg re-parses on every
-    call a statement of more than 50 parameters or 4 KB (`_queries.py`)."""
+    expression giving an array): their objects joined in the order of `ids` (`STRING_AGG …
+    ORDER BY ARRAY_POSITION`), their number and (`with_state`) the content state. Why: the
+    rows of a page cost ~20 µs each in Python (fetching, a row object, the serializer's
+    call, the renderer), more than the rest of a list together (issue 12). No GROUP BY: an
+    empty page is a row too (NULL text, 0 rows). A few parameters whatever the page's size
+    (config/driver.py: psycopg's cache of statements)."""
     model = queryset.model
     text = rowjson.row_json(model, now=now, site=site, params=params)
     ids = Value(ids) if isinstance(ids, str) else ids
@@ -308,14 +306,6 @@ class RankedList:
 
     def __getitem__(self, bounds: slice) -> list:
         return rows_by_id(self.view, self.ranked[bounds])
-
-
-class _FromRanked(RawSQL):
-    """A column of the `ranked` CTE `SearchPage` puts before the page's statement: the same
-    for every row, so it never groups the page's aggregate."""
-
-    def get_group_by_cols(self):
-        return []
 
 
 _SEARCH_PAGES: dict = {}
@@ -370,9 +360,12 @@ class SearchPage:
             bare.request, bare.now, bare.action = None, now, "list"
             bare.params = {"context": "view"}
             queryset = bare.filter_queryset(bare.get_queryset())
-            ids = _FromRanked("(SELECT page FROM ranked)", (), output_field=TextField())
+            # Columns of the `ranked` CTE `__getitem__` puts before the statement.
+            ids = selectors.ConstantSQL("(SELECT page FROM ranked)", (), output_field=TextField())
             page = _whole_page(queryset, ids, now, site, with_state, shape)
-            total = _FromRanked("(SELECT total FROM ranked)", (), output_field=IntegerField())
+            total = selectors.ConstantSQL(
+                "(SELECT total FROM ranked)", (), output_field=IntegerField()
+            )
             return page.annotate(**{PAGE_TOTAL: total})
 
         return build

@@ -7,7 +7,7 @@ orjson then wrote out again. PostgreSQL does the same in C: the statement of a r
 selects one text column per row, the object in exactly the bytes orjson writes (compact
 `ROW_TO_JSON`/`ARRAY_TO_JSON`, keys in the serializer's order), `link` and `_links`
 included: the site's addresses are values of the statement (`site_values`, from api/links.py:
-`row_parts`), not part of it, since the site's address may change. In `context=view` with
+`templates`), not part of it, since the site's address may change. In `context=view` with
 no `_fields` that text goes out as written (`orjson.Fragment`), and a page read by its ids
 (walked and ranked lists) comes as one row, its objects already joined
 (api/queries.py: `JsonPage`); otherwise `orjson.loads` turns it back into the dict the
@@ -144,19 +144,6 @@ class _Literal(Func):
         return f"'{self.text}'", []
 
 
-class _Link(Func):
-    """`links.page`: the site's page address around the slug. The address is a parameter
-    (`site_values`), not part of the compiled statement: the site's address may change."""
-
-    output_field = TextField()
-
-    def as_sql(self, compiler, connection, **extra):
-        (prefix, p1), (slug, p2), (suffix, p3) = (
-            compiler.compile(e) for e in self.source_expressions
-        )
-        return f"({prefix} || {slug} || {suffix})", [*p1, *p2, *p3]
-
-
 class _WithLinks(Func):
     """The object's text with `_links` appended: the site's `entry_links` template (a
     parameter) with the row's id put where the template holds `links.ID_MARK`; then
@@ -181,8 +168,9 @@ class _WithLinks(Func):
 
 
 class _Marked(Func):
-    """`REPLACE(template, mark, value)`: a site's address or links with the linked entry's
-    slug or id put in (`links.embed_parts`)."""
+    """`REPLACE(template, mark, value)`: a page address or `_links` of the site (values of
+    the statement, `site_values`: the site's address may change) with an entry's slug or id
+    put in (`links.templates`)."""
 
     output_field = TextField()
 
@@ -251,16 +239,22 @@ def site_values(model, params: dict) -> dict:
     with `params` (by name: the compiled statement's placeholders are these names): the
     row's page address and `_links`, and each embedded kind's (`links.embed_parts`)."""
     kind = _KINDS[model]
-    prefix, suffix, template = links.row_parts(kind)
-    values = {"site_page_prefix": prefix, "site_page_suffix": suffix, "site_links": template}
+    values = {}
+    values[f"site_{kind}_page"], values["site_links"], _embedded = links.templates(kind)
     for _relation, linked, _bucket, _newest in _relations(kind, params):
-        values[f"site_{linked}_page"], values[f"site_{linked}_links"] = links.embed_parts(linked)
+        page, _own, embedded = links.templates(linked)
+        values[f"site_{linked}_page"], values[f"site_{linked}_links"] = page, embedded
     return values
+
+
+def _page(kind: str, site: dict):
+    """`links.page`: the site's page address of an entry of `kind` with its slug."""
+    return _Marked(Value(site[f"site_{kind}_page"]), links.SLUG_MARK, F("slug"))
 
 
 def _linked(kind: str, site: dict):
     """A linked entry's object in `_embedded` (`links.embed_link`), over a `_link_values` row."""
-    link = _Marked(Value(site[f"site_{kind}_page"]), links.SLUG_MARK, F("slug"))
+    link = _page(kind, site)
     hal = _Json(_Marked(Value(site[f"site_{kind}_links"]), links.ID_MARK, F("id")))
     if kind in links.TYPES:
         return _Object(
@@ -302,7 +296,7 @@ def _common(kind: str, *, now, site: dict, title: str, excerpt: str) -> dict:
         "slug": F("slug"),
         "status": _Status(F("status"), F("published_at"), Value(now)),
         "type": _Literal(kind),
-        "link": _Link(Value(site["site_page_prefix"]), F("slug"), Value(site["site_page_suffix"])),
+        "link": _page(kind, site),
         "title": _Object(rendered=_Escaped(F(title))),
         "content": _Object(rendered=F("body_html")),
         "excerpt": _Object(rendered=_Excerpt(F(excerpt))),

@@ -285,15 +285,16 @@ class ContentViewSet(RestMixin, viewsets.GenericViewSet):
     def list_response(self):
         found = self.search_page() if self.compiled_reads() else None
         if found is not None:  # the search and its page in one statement
-            return self.get_paginated_response(self.paginate_queryset(found).fragment())
-        self.rank_search()
-        if self.compiled_reads():
+            rows = self.paginate_queryset(found)
+        elif self.compiled_reads():
+            self.rank_search()
             ranked = self.params.get("_ranked")
             if ranked is not None and RankedList.applies(self.params):
                 rows = self.paginate_queryset(RankedList(self, ranked))
             else:
                 rows = self.paginate_queryset(WalkedList.of(self) or CompiledList(self))
         else:
+            self.rank_search()
             rows = self.paginate_queryset(self.filter_queryset(self.get_queryset()))
         if isinstance(rows, JsonPage):  # written whole by the statement: nothing to reshape
             return self.get_paginated_response(rows.fragment())

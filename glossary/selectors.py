@@ -514,9 +514,10 @@ def last_content_state() -> tuple | None:
     return _last_state
 
 
-class _StatePart(RawSQL):
-    """A part of the content state: an uncorrelated scalar subquery, the same for every row,
-    so it never groups an aggregated read (api/queries.py reads a page as one row)."""
+class ConstantSQL(RawSQL):
+    """Raw SQL whose value is the same for every row (an uncorrelated scalar subquery: a part
+    of the content state, a column of a CTE), so it never groups an aggregated read
+    (api/queries.py reads a page as one row)."""
 
     def get_group_by_cols(self):
         return []
@@ -532,7 +533,7 @@ def with_content_state(queryset, *, now: datetime):
     when = connections[DEFAULT_DB_ALIAS].ops.adapt_datetimefield_value(now)
     columns = {}
     for (name, sql), params in zip(_STATE_PARTS, _state_params(when), strict=True):
-        columns[name] = _StatePart(sql, params, output_field=TextField())  # our SQL, constants
+        columns[name] = ConstantSQL(sql, params, output_field=TextField())  # our SQL, constants
     return queryset.annotate(**columns)
 
 
@@ -754,12 +755,19 @@ class _OrderedIds(Func):
         return sql, [*pk_params, *sort_params, *pk_params]
 
 
+def entry_link_parts(model: type[Term | Article], *, now: datetime) -> dict:
+    """The parts `with_entry_links` reads (`_link_values` rows, correlated to the outer row),
+    by kind, for a statement that aggregates them itself (`entry_link_ids`, and
+    api/rowjson.py's `_embedded`)."""
+    return _ENTRY_BUCKETS[model][0](pk=OuterRef("pk"), now=now)
+
+
 def entry_link_ids(model: type[Term | Article], *, now: datetime) -> dict[str, Subquery]:
     """PostgreSQL: per kind a row shows without `_embed` (`EntryIds`: a term's categories and
     related terms, an article's terms), a subquery correlated to the outer row giving their
     ids as a sorted JSON array: what `with_entry_links` + `links_from_row` give, for a
     statement that builds the whole object (api/rowjson.py)."""
-    parts = _ENTRY_BUCKETS[model][0](pk=OuterRef("pk"), now=now)
+    parts = entry_link_parts(model, now=now)
     return {
         bucket: Subquery(
             parts[name].annotate(_ids=_OrderedIds(F("id"), F("_sort"))).values("_ids"),
@@ -767,13 +775,6 @@ def entry_link_ids(model: type[Term | Article], *, now: datetime) -> dict[str, S
         )
         for name, bucket in _ID_BUCKETS[model].items()
     }
-
-
-def entry_link_parts(model: type[Term | Article], *, now: datetime) -> dict:
-    """PostgreSQL: the parts `with_entry_links` reads for `_embed` (`_link_values` rows,
-    correlated to the outer row), by kind, for a statement that writes `_embedded` itself
-    (api/rowjson.py)."""
-    return _ENTRY_BUCKETS[model][0](pk=OuterRef("pk"), now=now)
 
 
 def link_columns(model: type[Term | Article], *, full: bool) -> tuple[str, ...]:

@@ -763,6 +763,27 @@ def test_a_search_lists_the_engines_ranking_in_every_shape(client, glossary, man
         assert [q["sql"].startswith("WITH ranked ") for q in ctx.captured_queries] == [True]
 
 
+@pytest.mark.skipif("connection.vendor != 'postgresql'", reason="one statement on PostgreSQL")
+def test_a_search_refreshing_the_engines_statistics_answers_the_same(client, glossary, many):
+    """A search that must refresh the engine's planner statistics runs the engine alone, then
+    the page (two statements); it answers what the one-statement search answers: the same
+    bytes, total and pages."""
+    from glossary.search import postgres
+
+    params = {"search": "pojęcie", "per_page": 5, "page": 2}
+    postgres.STATISTICS.tables.clear()  # statistics due: the engine's own statement
+    with CaptureQueriesContext(connection) as ctx:
+        alone = client.get(f"{API}/terms", params)
+    assert not any(q["sql"].startswith("WITH ranked ") for q in ctx.captured_queries)
+    with CaptureQueriesContext(connection) as ctx:
+        fused = client.get(f"{API}/terms", params)
+    assert [q["sql"].startswith("WITH ranked ") for q in ctx.captured_queries] == [True]
+    assert alone.status_code == fused.status_code == 200
+    assert alone.content == fused.content
+    for header in ("X-WP-Total", "X-WP-TotalPages", "Link", "ETag"):
+        assert alone[header] == fused[header]
+
+
 def test_a_cached_total_is_the_readers_own(client, db, editor_auth):
     """X-WP-Total is cached per content state, list shape and reader: an editor's count with
     drafts and an anonymous count of the same list are kept apart, in either order."""
