@@ -237,7 +237,7 @@ def _relations(kind: str, params: dict) -> tuple:
 def site_values(model, params: dict) -> dict:
     """The per-call values of the site's addresses in the objects of `model` for a request
     with `params` (by name: the compiled statement's placeholders are these names): the
-    row's page address and `_links`, and each embedded kind's (`links.embed_parts`)."""
+    row's page address and `_links`, and each embedded kind's (`links.templates`)."""
     kind = _KINDS[model]
     values = {}
     values[f"site_{kind}_page"], values["site_links"], _embedded = links.templates(kind)
