@@ -7,13 +7,17 @@ Lists are accepted the three ways WordPress accepts them: `include=1,2`, `includ
 and `include[]=1&include[]=2`.
 """
 
-import unicodedata
+import re
 from functools import cache, cached_property
 
 from django.core.exceptions import ValidationError as DjangoValidationError
+from django.core.validators import ProhibitNullCharactersValidator
 from rest_framework import serializers
 from rest_framework.fields import empty, get_error_detail
 from rest_framework.serializers import as_serializer_error
+from rest_framework.validators import ProhibitSurrogateCharactersValidator
+
+from glossary.search.query import without_controls
 
 from .exceptions import RestError, invalid_params
 
@@ -57,12 +61,30 @@ class SearchParam(serializers.CharField):
             "help_text", "Szukana fraza (ta sama wyszukiwarka co na stronie i w MCP)."
         )
         super().__init__(**kwargs)
-        self.validators = [v for v in self.validators if "Null" not in type(v).__name__]
+        # NUL becomes a space below, not an error; surrogates are refused in one regex scan.
+        self.validators = [
+            NoSurrogates() if isinstance(v, ProhibitSurrogateCharactersValidator) else v
+            for v in self.validators
+            if not isinstance(v, ProhibitNullCharactersValidator)
+        ]
 
     def to_internal_value(self, data):
         text = super().to_internal_value(data)
-        text = "".join(" " if unicodedata.category(ch) == "Cc" else ch for ch in text[:1000])
-        return " ".join(text.split())[:MAX_SEARCH]
+        return " ".join(without_controls(text[:1000]).split())[:MAX_SEARCH]
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+class NoSurrogates(ProhibitSurrogateCharactersValidator):
+    """DRF's validator, same message and code, with a regex scan instead of a Python
+    generator over every character (~30 µs of a `?search=` request, issue 12)."""
+
+    def __call__(self, value):
+        found = _SURROGATE.search(str(value))
+        if found:
+            message = self.message.format(code_point=ord(found.group()))
+            raise serializers.ValidationError(message, code=self.code)
 
 
 class GlobalParams(serializers.Serializer):

@@ -376,17 +376,31 @@ class SearchPage:
     def __getitem__(self, bounds: slice) -> JsonPage:
         start, stop = bounds.start or 0, bounds.stop
         sql, params = self.statement
-        prefix = (
-            "WITH ranked AS MATERIALIZED (SELECT r.ids[%s:%s] AS page, "  # noqa: S608
-            f"CARDINALITY(r.ids) AS total FROM ({sql}) r) ",
-            [start + 1, stop, *params],
-        )
+        prefix = (_ranked_prefix(sql), [start + 1, stop, *params])
         site = rowjson.site_values(self.view.model, self.view.params)
         rows = self.prepared(prefix=prefix, **site)
         values = rows[0]
         self.view.take_state(values)
         self.total = values[PAGE_TOTAL]
         return JsonPage(values[PAGE_JSON] or "", values[PAGE_ROWS])
+
+
+# The `ranked` CTE per engine statement: one text object per engine shape (see `Prepared`).
+_RANKED_PREFIXES: dict[str, str] = {}
+
+
+def _ranked_prefix(sql: str) -> str:
+    text = _RANKED_PREFIXES.get(sql)
+    if text is None:
+        text = (
+            "WITH ranked AS MATERIALIZED (SELECT r.ids[%s:%s] AS page, "  # noqa: S608
+            f"CARDINALITY(r.ids) AS total FROM ({sql}) r) "
+        )
+        with _LOCK:
+            if len(_RANKED_PREFIXES) >= MAX_SHAPES:
+                _RANKED_PREFIXES.clear()
+            _RANKED_PREFIXES[sql] = text
+    return text
 
 
 # What a list may hold to be walked by its ids (`WalkedList`): nothing that filters it.

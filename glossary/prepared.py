@@ -49,6 +49,7 @@ class Prepared:
         # OFFSET literal becomes a parameter, so every page of a list shares one statement.
         self.offset = offset
         self._compiled = weakref.WeakKeyDictionary()
+        self._prefixed: dict[tuple[str, str], str] = {}
 
     def __call__(self, *, prefix: tuple[str, list] | None = None, **values) -> list:
         """The rows for `values`. `prefix`: SQL text and parameters put before the compiled
@@ -67,10 +68,24 @@ class Prepared:
         values.setdefault("offset", 0)
         params = [values[role] if role else value for role, value in roles]
         if prefix is not None:
-            sql, params = prefix[0] + sql, [*prefix[1], *params]
+            sql, params = self._joined(prefix[0], sql), [*prefix[1], *params]
         cursor = kept_cursor(connection)
         cursor.execute(sql, params)
         return rows_to_result(cursor.fetchall())
+
+    def _joined(self, prefix: str, sql: str) -> str:
+        """`prefix + sql`, the same object for the same two texts. Why: psycopg keeps a
+        cursor's adapters (a dumper per parameter type, a loader per column) only while it
+        runs the very same query object; a new text each call rebuilt them, ~50 µs of a
+        `?search=` page (issue 12). Callers pass a few prefixes (one per engine shape)."""
+        key = (prefix, sql)
+        joined = self._prefixed.get(key)
+        if joined is None:
+            joined = prefix + sql
+            if len(self._prefixed) >= 64:
+                self._prefixed.clear()
+            self._prefixed[key] = joined
+        return joined
 
     def _compile(self, connection):
         extra = {} if self.offset is None else {"offset": self.offset}

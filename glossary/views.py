@@ -10,7 +10,6 @@ or user tables.
 import logging
 import sys
 import time
-import unicodedata
 
 from csp.decorators import csp_replace
 from django.conf import settings
@@ -30,6 +29,7 @@ from . import llms, search, selectors, signals
 from .cache import LRU
 from .jsonld import article_jsonld, term_jsonld
 from .polish import INDEX_LETTERS, OTHER_LETTER
+from .search.query import without_controls
 from .site import site_url
 
 # The engine truncates too; cutting here keeps megabyte query strings out of every later step.
@@ -273,10 +273,7 @@ def series_view(request, slug: str):
 def clean_query(raw: str) -> str:
     """A query safe to hand to any engine: no control characters (PostgreSQL rejects NUL),
     collapsed whitespace, bounded length."""
-    text = "".join(
-        " " if unicodedata.category(ch) == "Cc" else ch for ch in raw[: MAX_QUERY_LENGTH * 4]
-    )
-    return " ".join(text.split())[:MAX_QUERY_LENGTH]
+    return " ".join(without_controls(raw[: MAX_QUERY_LENGTH * 4]).split())[:MAX_QUERY_LENGTH]
 
 
 def search_view(request):

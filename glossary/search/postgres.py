@@ -39,12 +39,13 @@ from __future__ import annotations
 import re
 import time
 from datetime import UTC, datetime
+from functools import lru_cache
 
 from django.db import connection
 
 from ..models import Article, Term
 from . import ranking
-from .query import Query, _fold_word, _like_escape
+from .query import Query, _fold_word, _like_escape, _tsquery
 
 NAME_CANDIDATES = 50  # typo and trigram arms; name and text arms take limit + 10
 WORD_CANDIDATES = 8
@@ -496,14 +497,16 @@ def _upper(prefix: str) -> str:
 
 def _array(items) -> str:
     """A PostgreSQL array literal: psycopg's list dumper costs ~40 µs per array in Python,
-    and the statement takes a dozen of them."""
-    items = [str(v) for v in items]
+    and the statement takes a dozen of them. Items are joined first and escaped only when
+    one holds a quote or a backslash (query words never do: a C scan, not a Python loop)."""
     if not items:
         return "{}"
-    plain = "".join(items)
-    if '"' in plain or "\\" in plain:
-        items = [v.replace("\\", "\\\\").replace('"', '\\"') for v in items]
-    return '{"' + '","'.join(items) + '"}'
+    if type(items[0]) is not str:
+        items = [str(v) for v in items]
+    text = '","'.join(items)
+    if "\\" in text or text.count('"') != 2 * (len(items) - 1):
+        text = '","'.join([v.replace("\\", "\\\\").replace('"', '\\"') for v in items])
+    return '{"' + text + '"}'
 
 
 def _partial_words(freqs: list[float], sides: list[int], rows: float) -> list[bool]:
@@ -518,15 +521,31 @@ def _partial_words(freqs: list[float], sides: list[int], rows: float) -> list[bo
     return chosen
 
 
+@lru_cache(maxsize=65_536)
+def _word_texts(stems: tuple[str, ...], shortest: int, article: bool) -> tuple[str, ...]:
+    """One word's `to_tsquery` texts, once per process per word and place (a glossary's
+    vocabulary is finite): (names: prefixes, weight A on articles, whose title is weight A;
+    descriptions: weight B, prefixes and weights AB on articles; body: the stems exactly;
+    text: on articles prefixes too, as titles do). Why: written per query they cost ~60 µs
+    of the engine's ~120 in Python (issue 12)."""
+    body = _tsquery(stems, "", False, shortest)
+    if article:
+        return (
+            _tsquery(stems, "A", True, shortest),
+            _tsquery(stems, "AB", True, shortest),
+            body,
+            _tsquery(stems, "", True, shortest),
+        )
+    return _tsquery(stems, "", True, shortest), _tsquery(stems, "B", False, shortest), body, body
+
+
 def _values(table: Table, q: Query, limit: int, now) -> dict:
-    name_weight = "A" if table.article else ""
     values = {"limit": limit, "now": now, **_visibility_values.get(table.table, {})}
     n = len(q.words)
     # Each word's tsquery texts once (a side's texts are these joined).
-    w_n = [q.word_tsquery(i, name_weight, prefix=True) for i in range(n)]
-    w_b = [q.word_tsquery(i) for i in range(n)]
-    # Articles (a small table): any text matches word prefixes, as titles do.
-    w_text = [q.word_tsquery(i, prefix=True) for i in range(n)] if table.article else w_b
+    texts = [_word_texts(q.stems[i], q.prefix_min(i), table.article) for i in range(n)]
+    w_n = [t[0] for t in texts]
+    w_text = [t[3] for t in texts]
     segment_of = [q.word_segment(i) for i in range(n)] if q.comparison else [0] * n
     sides = q.segments if q.comparison else [None]
     for s, segment in enumerate(sides):
@@ -546,16 +565,12 @@ def _values(table: Table, q: Query, limit: int, now) -> dict:
             }
         )
     values["w_n"] = w_n
-    values["w_d"] = (
-        [q.word_tsquery(i, "AB", prefix=True) for i in range(n)]
-        if table.article
-        else [q.word_tsquery(i, "B") for i in range(n)]
-    )
-    values["w_b"] = w_b
+    values["w_d"] = [t[1] for t in texts]
+    values["w_b"] = [t[2] for t in texts]
     values["w_side"] = segment_of
     values["w_keys"] = [" ".join(keys) for keys in q.typo_keys]
     frequencies, values["rows"] = STATISTICS.get(table)
-    values["w_freq"] = [frequencies.get(alternatives[0], 0.0) for alternatives in q.alternatives]
+    values["w_freq"] = [frequencies.get(stems[0], 0.0) for stems in q.stems]
     values["w_try"] = _partial_words(values["w_freq"], values["w_side"], values["rows"])
     values["w_word"] = [_fold_word(w) for w in q.words]
     values["cap"] = max(limit, 10) + 10

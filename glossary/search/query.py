@@ -40,6 +40,16 @@ PREFIX_STEM_MIN = 4  # stems this long also match longer name stems ("agent" ~ "
 TYPED_PREFIX_MIN = 2  # ...and the last of several words from two letters on ("json sch")
 
 
+# Unicode's control characters (category Cc: U+0000-U+001F and U+007F-U+009F).
+_CONTROLS = re.compile("[\x00-\x1f\x7f-\x9f]")
+
+
+def without_controls(text: str) -> str:
+    """`text` with each control character made a space (PostgreSQL rejects NUL; a tab or a
+    newline separates words): one regex pass instead of a Python test per character."""
+    return _CONTROLS.sub(" ", text)
+
+
 def normalize_query(query: str) -> str:
     """Folded, whitespace-collapsed, bounded query text ("  SŁOWNIK " -> "slownik")."""
     return fold(query if isinstance(query, str) else "")[:MAX_QUERY_LENGTH]
@@ -236,7 +246,8 @@ class Query:
         self.words = [w for s in self.segments for w in s.words][:MAX_QUERY_WORDS]
         self.key = " ".join(_fold_word(w) for w in self.words)
         analysed = [_analysed(w) for w in self.words]
-        self.alternatives = [list(stems) for stems, _keys in analysed]
+        self.stems = [stems for stems, _keys in analysed]  # per word, a tuple (cache keys)
+        self.alternatives = [list(stems) for stems in self.stems]
         self.short = len(self.folded) <= SHORT_QUERY or (len(self.key) <= SHORT_QUERY)
         self.typo_keys = [list(keys) for _stems, keys in analysed]
         self.fuzzy = any(self.typo_keys)

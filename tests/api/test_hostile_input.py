@@ -156,3 +156,22 @@ def test_json_nested_too_deeply_is_a_400_not_a_500(editor_auth, ids, method, sha
     assert response.status_code == 400, response.content[:300]
     assert response.json()["code"] == "rest_invalid_json"
     assert list(Term.objects.values_list("name", "slug", "status")) == before
+
+
+@pytest.mark.parametrize("value", ["mcp", "a\ud800b", "\udfff", "ok\ud83d\ude00", "\U0001f600"])
+def test_the_search_parameters_surrogate_check_is_drfs(value):
+    """The `search` parameter refuses surrogate characters with DRF's own message and code
+    (a regex scan instead of DRF's loop over every character): same verdict, same words."""
+    from rest_framework.exceptions import ValidationError
+    from rest_framework.validators import ProhibitSurrogateCharactersValidator
+
+    from api.params import NoSurrogates
+
+    def verdict(validator):
+        try:
+            validator(value)
+        except ValidationError as exc:
+            return exc.detail
+        return None
+
+    assert verdict(NoSurrogates()) == verdict(ProhibitSurrogateCharactersValidator())

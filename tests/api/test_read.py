@@ -784,6 +784,26 @@ def test_a_search_refreshing_the_engines_statistics_answers_the_same(client, glo
         assert alone[header] == fused[header]
 
 
+@pytest.mark.skipif("connection.vendor != 'postgresql'", reason="one statement on PostgreSQL")
+def test_searches_of_one_shape_run_one_statement_object(client, glossary, many):
+    """Two searches of one engine shape (different words) send psycopg the very same
+    statement object on the kept cursor. Why it matters: psycopg keeps a cursor's adapters
+    (a dumper per parameter type, a loader per column) only while it runs the same query
+    object; a new text per search rebuilt them on every call."""
+    from django.db import DEFAULT_DB_ALIAS, connections
+
+    from glossary import prepared
+
+    client.get(f"{API}/terms", {"search": "pojęcie"})  # the engine's statistics read
+    texts = []
+    for query in ("pojęcie pierwsze", "pojęcie drugie", "pojęcie trzecie"):
+        assert client.get(f"{API}/terms", {"search": query}).status_code == 200
+        cursor = prepared._CURSORS[connections[DEFAULT_DB_ALIAS]][1]
+        texts.append(cursor._last_query)
+    assert texts[0].startswith("WITH ranked ")
+    assert texts[0] is texts[1] is texts[2]
+
+
 def test_a_cached_total_is_the_readers_own(client, db, editor_auth):
     """X-WP-Total is cached per content state, list shape and reader: an editor's count with
     drafts and an anonymous count of the same list are kept apart, in either order."""

@@ -605,3 +605,17 @@ def test_ranked_ids_are_the_ids_of_the_searches_in_their_order(django_assert_num
         assert search.ranked_ids(kind="article", query=query) == articles
     assert search.ranked_ids(kind="term", query="strumień")
     assert search.ranked_ids(kind="term", query="  ") == []
+
+
+def test_control_characters_are_unicodes_category_cc():
+    """`without_controls` turns exactly Unicode's control characters (category Cc) into
+    spaces and keeps every other character: the rule the search page and the REST API's
+    `search` apply before a query reaches an engine."""
+    import sys
+    import unicodedata
+
+    from glossary.search.query import without_controls
+
+    every = "".join(chr(c) for c in range(sys.maxunicode + 1) if not 0xD800 <= c <= 0xDFFF)
+    expected = "".join(" " if unicodedata.category(ch) == "Cc" else ch for ch in every)
+    assert without_controls(every) == expected
