@@ -39,13 +39,19 @@ from __future__ import annotations
 import re
 import time
 from datetime import UTC, datetime
-from functools import lru_cache
 
 from django.db import connection
 
 from ..models import Article, Term
 from . import ranking
-from .query import Query, _fold_word, _like_escape, _tsquery
+from .query import (
+    PREFIX_STEM_MIN,
+    TYPED_PREFIX_MIN,
+    Query,
+    Word,
+    _like_escape,
+    _tsquery,
+)
 
 NAME_CANDIDATES = 50  # typo and trigram arms; name and text arms take limit + 10
 WORD_CANDIDATES = 8
@@ -521,29 +527,39 @@ def _partial_words(freqs: list[float], sides: list[int], rows: float) -> list[bo
     return chosen
 
 
-@lru_cache(maxsize=65_536)
-def _word_texts(stems: tuple[str, ...], shortest: int, article: bool) -> tuple[str, ...]:
-    """One word's `to_tsquery` texts, once per process per word and place (a glossary's
-    vocabulary is finite): (names: prefixes, weight A on articles, whose title is weight A;
-    descriptions: weight B, prefixes and weights AB on articles; body: the stems exactly;
-    text: on articles prefixes too, as titles do). Why: written per query they cost ~60 µs
-    of the engine's ~120 in Python (issue 12)."""
-    body = _tsquery(stems, "", False, shortest)
-    if article:
-        return (
-            _tsquery(stems, "A", True, shortest),
-            _tsquery(stems, "AB", True, shortest),
-            body,
-            _tsquery(stems, "", True, shortest),
-        )
-    return _tsquery(stems, "", True, shortest), _tsquery(stems, "B", False, shortest), body, body
+def _word_texts(word: Word, shortest: int, article: bool) -> tuple[str, ...]:
+    """A word's `to_tsquery` texts, kept on its `Word` (once per word and place): (names:
+    prefixes, weight A on articles, whose title is weight A; descriptions: weight B,
+    prefixes and weights AB on articles; body: the stems exactly; text: on articles
+    prefixes too, as titles do)."""
+    texts = word.texts.get((shortest, article))
+    if texts is None:
+        stems = word.stems
+        body = _tsquery(stems, "", False, shortest)
+        if article:
+            texts = (
+                _tsquery(stems, "A", True, shortest),
+                _tsquery(stems, "AB", True, shortest),
+                body,
+                _tsquery(stems, "", True, shortest),
+            )
+        else:
+            texts = (_tsquery(stems, "", True, shortest), _tsquery(stems, "B", False, shortest),
+                     body, body)  # fmt: skip
+        word.texts[(shortest, article)] = texts
+    return texts
 
 
 def _values(table: Table, q: Query, limit: int, now) -> dict:
     values = {"limit": limit, "now": now, **_visibility_values.get(table.table, {})}
-    n = len(q.words)
-    # Each word's tsquery texts once (a side's texts are these joined).
-    texts = [_word_texts(q.stems[i], q.prefix_min(i), table.article) for i in range(n)]
+    records, n = q.records, len(q.records)
+    # Each word's tsquery texts (a side's texts are these joined); the last of several words
+    # may be still being typed (`Query.prefix_min`).
+    last = n - 1 if n > 1 else -1
+    texts = [
+        _word_texts(w, TYPED_PREFIX_MIN if i == last else PREFIX_STEM_MIN, table.article)
+        for i, w in enumerate(records)
+    ]
     w_n = [t[0] for t in texts]
     w_text = [t[3] for t in texts]
     segment_of = [q.word_segment(i) for i in range(n)] if q.comparison else [0] * n
@@ -568,14 +584,14 @@ def _values(table: Table, q: Query, limit: int, now) -> dict:
     values["w_d"] = [t[1] for t in texts]
     values["w_b"] = [t[2] for t in texts]
     values["w_side"] = segment_of
-    values["w_keys"] = [" ".join(keys) for keys in q.typo_keys]
+    values["w_keys"] = [w.keys_text for w in records]
     frequencies, values["rows"] = STATISTICS.get(table)
-    values["w_freq"] = [frequencies.get(stems[0], 0.0) for stems in q.stems]
+    values["w_freq"] = [frequencies.get(w.stems[0], 0.0) for w in records]
     values["w_try"] = _partial_words(values["w_freq"], values["w_side"], values["rows"])
-    values["w_word"] = [_fold_word(w) for w in q.words]
+    values["w_word"] = [w.folded for w in records]
     values["cap"] = max(limit, 10) + 10
     values["words"] = values["w_word"] if n > 1 else []
-    values["typo"] = max(q.typo_keys, key=len, default=[])
+    values["typo"] = list(max((w.keys for w in records), key=len, default=()))
     values["use_trgm"] = q.fuzzy and len(q.key) <= TRIGRAM_MAX_CHARS
     values["trgm"] = q.key
     return values
