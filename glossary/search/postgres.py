@@ -36,6 +36,7 @@ row passes the TOAST threshold) is fetched once for all its field tests.
 # ruff: noqa: S608
 from __future__ import annotations
 
+import operator
 import re
 import time
 from datetime import UTC, datetime
@@ -86,17 +87,19 @@ class _Params:
         sql = " ".join(sql.split())
         self.order = self._MARK.findall(sql)
         self.names = tuple(dict.fromkeys(self.order))
+        self._in_order = operator.itemgetter(*self.order) if self.order else lambda _v: ()
         return self._MARK.sub("%s", sql)
 
     def fill(self, values: dict) -> list:
         """The values in placeholder order, lists as array literals (see `_array`); each
         name converted once however often the statement repeats it, and only the names
-        the statement uses."""
-        ready = {}
+        the statement uses. `values` is the caller's own: its lists are replaced."""
         for n in self.names:
             v = values[n]
-            ready[n] = _array(v) if type(v) is list else v
-        return [ready[n] for n in self.order]
+            if type(v) is list:
+                values[n] = _array(v)
+        found = self._in_order(values)
+        return list(found) if type(found) is tuple else [found]
 
 
 class Table:
@@ -520,6 +523,8 @@ def _partial_words(freqs: list[float], sides: list[int], rows: float) -> list[bo
     entries (a word in most entries costs a large index read and says little), and on each
     side at least its rarest word."""
     chosen = [f * rows < COMMON_WORD for f in freqs]
+    if all(chosen):  # the common case: every word rare enough
+        return chosen
     for side in set(sides):
         words_ = [i for i, s in enumerate(sides) if s == side]
         if words_ and not any(chosen[i] for i in words_):
@@ -550,51 +555,60 @@ def _word_texts(word: Word, shortest: int, article: bool) -> tuple[str, ...]:
     return texts
 
 
+# Each side's value names, in the order `_values` gives them.
+_SIDE_NAMES = tuple(
+    tuple(f"{name}{s}" for name in ("exact", "lo", "hi", "like", "synlike", "names", "text", "key"))
+    for s in range(2)
+)
+
+
 def _values(table: Table, q: Query, limit: int, now) -> dict:
     values = {"limit": limit, "now": now, **_visibility_values.get(table.table, {})}
     records, n = q.records, len(q.records)
     # Each word's tsquery texts (a side's texts are these joined); the last of several words
     # may be still being typed (`Query.prefix_min`).
     last = n - 1 if n > 1 else -1
+    article = table.article
     texts = [
-        _word_texts(w, TYPED_PREFIX_MIN if i == last else PREFIX_STEM_MIN, table.article)
+        _word_texts(w, TYPED_PREFIX_MIN if i == last else PREFIX_STEM_MIN, article)
         for i, w in enumerate(records)
     ]
     w_n = [t[0] for t in texts]
     w_text = [t[3] for t in texts]
-    segment_of = [q.word_segment(i) for i in range(n)] if q.comparison else [0] * n
-    sides = q.segments if q.comparison else [None]
-    for s, segment in enumerate(sides):
-        key = q.key if segment is None else segment.key
-        indexes = range(n) if segment is None else [i for i in range(n) if segment_of[i] == s]
-        escaped = _like_escape(key)
-        values.update(
-            {
-                f"exact{s}": q.exact_texts if segment is None else [segment.key],
-                f"lo{s}": key,
-                f"hi{s}": _upper(key),
-                f"like{s}": escaped + "%",
-                f"synlike{s}": "%| " + escaped + "%",
-                f"names{s}": " & ".join([w_n[i] for i in indexes]),
-                f"text{s}": " & ".join([w_text[i] for i in indexes]),
-                f"key{s}": key,
-            }
-        )
+    if q.comparison:
+        segment_of = [q.word_segment(i) for i in range(n)]
+        for s, segment in enumerate(q.segments):
+            indexes = [i for i in range(n) if segment_of[i] == s]
+            names = " & ".join([w_n[i] for i in indexes])
+            text = " & ".join([w_text[i] for i in indexes])
+            side = _side(segment.key, [segment.key], names, text)
+            values.update(zip(_SIDE_NAMES[s], side, strict=True))
+    else:
+        segment_of = [0] * n
+        side = _side(q.key, q.exact_texts, " & ".join(w_n), " & ".join(w_text))
+        values.update(zip(_SIDE_NAMES[0], side, strict=True))
     values["w_n"] = w_n
     values["w_d"] = [t[1] for t in texts]
     values["w_b"] = [t[2] for t in texts]
     values["w_side"] = segment_of
     values["w_keys"] = [w.keys_text for w in records]
-    frequencies, values["rows"] = STATISTICS.get(table)
-    values["w_freq"] = [frequencies.get(w.stems[0], 0.0) for w in records]
-    values["w_try"] = _partial_words(values["w_freq"], values["w_side"], values["rows"])
-    values["w_word"] = [w.folded for w in records]
+    frequencies, rows = STATISTICS.get(table)
+    values["rows"] = rows
+    values["w_freq"] = freqs = [frequencies.get(w.stems[0], 0.0) for w in records]
+    values["w_try"] = _partial_words(freqs, segment_of, rows)
+    values["w_word"] = w_word = [w.folded for w in records]
     values["cap"] = max(limit, 10) + 10
-    values["words"] = values["w_word"] if n > 1 else []
-    values["typo"] = list(max((w.keys for w in records), key=len, default=()))
+    values["words"] = w_word if n > 1 else []
+    values["typo"] = list(max([w.keys for w in records], key=len, default=()))
     values["use_trgm"] = q.fuzzy and len(q.key) <= TRIGRAM_MAX_CHARS
     values["trgm"] = q.key
     return values
+
+
+def _side(key: str, exact: list[str], names: str, text: str) -> tuple:
+    """One side's values, in `_SIDE_NAMES` order."""
+    escaped = _like_escape(key)
+    return exact, key, _upper(key), escaped + "%", "%| " + escaped + "%", names, text, key
 
 
 def _shape(q: Query):

@@ -276,7 +276,6 @@ class Query:
         self.records = [w for s in self.segments for w in s.records][:MAX_QUERY_WORDS]
         self.words = [w.text for w in self.records]
         self.key = " ".join([w.folded for w in self.records])
-        self.stems = [w.stems for w in self.records]  # per word, a tuple
         self.short = len(self.folded) <= SHORT_QUERY or (len(self.key) <= SHORT_QUERY)
         self.fuzzy = any(w.keys for w in self.records)
         self.comparison = len(self.segments) > 1
