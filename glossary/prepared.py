@@ -69,7 +69,7 @@ class Prepared:
         params = [values[role] if role else value for role, value in roles]
         if prefix is not None:
             sql, params = self._joined(prefix[0], sql), [*prefix[1], *params]
-        cursor = kept_cursor(connection)
+        cursor = kept_cursor(connection, sql)
         cursor.execute(sql, params)
         return rows_to_result(cursor.fetchall())
 
@@ -167,24 +167,39 @@ class Prepared:
         return compiled
 
 
-# One driver cursor per database connection for the prepared reads, reused call after call.
+# Per database connection: the driver connection they belong to, and one driver cursor per
+# statement text for the prepared reads, reused call after call.
 _CURSORS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+MAX_KEPT_CURSORS = 256  # statement texts per connection; more and they are all let go
 
 
-def kept_cursor(connection):
+def kept_cursor(connection, statement: str | None = None):
     """A Django cursor wrapper (execute wrappers, query capture, error wrapping: everything
-    `connection.cursor()` gives) around a driver cursor kept for this connection.
+    `connection.cursor()` gives) around a driver cursor kept for this connection and
+    `statement` (the text it will run; the same object call after call).
 
     Why: creating a psycopg cursor (its adapters, a timezone loader per timestamp column)
     cost ~40 µs a statement, a third of running a prepared detail read (bench/mcp.py, issue
-    16). This mirrors `BaseDatabaseWrapper._cursor` (health check, connect, then
-    `_prepare_cursor` over `create_cursor`), which tests/glossary/test_prepared.py
-    fingerprints; a new driver connection (reconnect, close) gets a new cursor. Not a
-    context manager: leaving a `with` block would close the kept cursor."""
+    16); and a psycopg cursor keeps its adapters (a dumper per parameter type, a loader per
+    column) only while it runs the same query object, so one cursor shared by every
+    statement rebuilt them whenever two different reads followed each other, as they do in
+    any mix of requests (issue 12). This mirrors `BaseDatabaseWrapper._cursor` (health
+    check, connect, then `_prepare_cursor` over `create_cursor`), which
+    tests/glossary/test_prepared.py fingerprints; a new driver connection (reconnect,
+    close) gets new cursors. Not a context manager: leaving a `with` block would close the
+    kept cursor."""
     connection.close_if_health_check_failed()
     connection.ensure_connection()
     kept = _CURSORS.get(connection)
-    if kept is None or kept[0] is not connection.connection or getattr(kept[1], "closed", False):
+    if kept is None or kept[0] is not connection.connection:
+        kept = _CURSORS[connection] = (connection.connection, {})
+    cursors = kept[1]
+    cursor = cursors.get(statement)
+    if cursor is None or getattr(cursor, "closed", False):
+        if len(cursors) >= MAX_KEPT_CURSORS:
+            for old in cursors.values():
+                old.close()
+            cursors.clear()
         with connection.wrap_database_errors:
-            kept = _CURSORS[connection] = (connection.connection, connection.create_cursor())
-    return connection._prepare_cursor(kept[1])
+            cursor = cursors[statement] = connection.create_cursor()
+    return connection._prepare_cursor(cursor)

@@ -489,7 +489,7 @@ def content_state(*, now: datetime | None = None) -> tuple | None:
     when = connection.ops.adapt_datetimefield_value(now or timezone.now())
     # The prepared reads' kept driver cursor: a new psycopg cursor per call cost ~40 µs, and
     # every REST read and every MCP call with the result cache on starts here.
-    cursor = kept_cursor(connection)
+    cursor = kept_cursor(connection, _CONTENT_STATE_SQL)
     cursor.execute(_CONTENT_STATE_SQL, [v for part in _state_params(when) for v in part])
     return _state(cursor.fetchone())
 

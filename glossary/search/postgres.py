@@ -41,9 +41,10 @@ import re
 import time
 from datetime import UTC, datetime
 
-from django.db import connection
+from django.db import DEFAULT_DB_ALIAS, connection, connections
 
 from ..models import Article, Term
+from ..prepared import kept_cursor
 from . import ranking
 from .query import (
     PREFIX_STEM_MIN,
@@ -640,9 +641,9 @@ def rows(table: Table, q: Query, limit: int, now) -> list[tuple]:
     shape = _shape(q)
     stats = shape != "short" and STATISTICS.stale(table)
     sql, params = _filled(table, q, limit, now, shape, stats)
-    with connection.cursor() as cursor:
-        cursor.execute(sql, params)
-        found = cursor.fetchall()
+    cursor = kept_cursor(connections[DEFAULT_DB_ALIAS], sql)  # its adapters kept (prepared.py)
+    cursor.execute(sql, params)
+    found = cursor.fetchall()
     if stats:
         STATISTICS.put(table, next((r for r in found if r[0] is None), None))
     return [r for r in found if r[0] is not None]
@@ -683,9 +684,9 @@ def similar_names(q: Query, limit: int, now) -> list[tuple]:
         "now": now,
         **_visibility_values.get(TERMS.table, {}),
     }
-    with connection.cursor() as cursor:
-        cursor.execute(sql, p.fill(values))
-        return cursor.fetchall()
+    cursor = kept_cursor(connections[DEFAULT_DB_ALIAS], sql)
+    cursor.execute(sql, p.fill(values))
+    return cursor.fetchall()
 
 
 def _build_similar(table: Table) -> tuple[str, _Params]:

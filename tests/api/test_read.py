@@ -785,23 +785,30 @@ def test_a_search_refreshing_the_engines_statistics_answers_the_same(client, glo
 
 
 @pytest.mark.skipif("connection.vendor != 'postgresql'", reason="one statement on PostgreSQL")
-def test_searches_of_one_shape_run_one_statement_object(client, glossary, many):
-    """Two searches of one engine shape (different words) send psycopg the very same
-    statement object on the kept cursor. Why it matters: psycopg keeps a cursor's adapters
-    (a dumper per parameter type, a loader per column) only while it runs the same query
-    object; a new text per search rebuilt them on every call."""
+def test_searches_of_one_shape_keep_their_drivers_adapters(client, glossary, many):
+    """Searches of one engine shape (different words) run one statement object on one kept
+    driver cursor, whose psycopg adapters (a dumper per parameter type, a loader per
+    column) survive other reads in between. Why it matters: psycopg keeps them only while
+    a cursor runs the same query object, and rebuilt them on every search (issue 12)."""
     from django.db import DEFAULT_DB_ALIAS, connections
 
     from glossary import prepared
 
+    kept = connections[DEFAULT_DB_ALIAS]
     client.get(f"{API}/terms", {"search": "pojęcie"})  # the engine's statistics read
-    texts = []
+    seen = []
     for query in ("pojęcie pierwsze", "pojęcie drugie", "pojęcie trzecie"):
         assert client.get(f"{API}/terms", {"search": query}).status_code == 200
-        cursor = prepared._CURSORS[connections[DEFAULT_DB_ALIAS]][1]
-        texts.append(cursor._last_query)
-    assert texts[0].startswith("WITH ranked ")
-    assert texts[0] is texts[1] is texts[2]
+        (text, cursor), *_ = [
+            (t, c)
+            for t, c in prepared._CURSORS[kept][1].items()
+            if t and t.startswith("WITH ranked ")
+        ]
+        seen.append((text, cursor, cursor._tx))
+        assert client.get(f"{API}/terms", {"per_page": 3}).status_code == 200  # another read
+    assert len({id(text) for text, _c, _t in seen}) == 1
+    assert len({id(cursor) for _s, cursor, _t in seen}) == 1
+    assert len({id(adapters) for _s, _c, adapters in seen}) == 1
 
 
 def test_a_cached_total_is_the_readers_own(client, db, editor_auth):

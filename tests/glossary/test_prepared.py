@@ -270,10 +270,11 @@ def test_djangos_cursor_is_the_one_mirrored():
     assert hashlib.sha256(source.encode()).hexdigest() == CURSOR
 
 
-def test_prepared_reads_reuse_one_driver_cursor_and_follow_a_new_connection():
-    """Prepared reads run on one kept driver cursor per connection (still counted by query
-    capture); once the driver connection it belongs to is gone (a reconnect), a fresh
-    cursor is made on the new one."""
+def test_prepared_reads_reuse_their_driver_cursor_and_follow_a_new_connection():
+    """A prepared read runs on a driver cursor kept per connection and statement (still
+    counted by query capture), which keeps psycopg's adapters even when other reads ran in
+    between; once the driver connection they belong to is gone (a reconnect), fresh cursors
+    are made on the new one."""
     from django.db import DEFAULT_DB_ALIAS, connections
     from django.test.utils import CaptureQueriesContext
 
@@ -282,14 +283,19 @@ def test_prepared_reads_reuse_one_driver_cursor_and_follow_a_new_connection():
     connection = connections[DEFAULT_DB_ALIAS]
     term = make_term("Gniazdo")
     selectors.term_detail(slug=term.slug)
-    first = prepared._CURSORS[connection][1]
+    before = dict(prepared._CURSORS[connection][1])
+    selectors.term_page()  # other statements in between
     with CaptureQueriesContext(connection) as ctx:
         assert selectors.term_detail(slug=term.slug).term.pk == term.pk
     assert len(ctx.captured_queries) == 1
-    assert prepared._CURSORS[connection][1] is first
-    prepared._CURSORS[connection] = (object(), first)  # as if the driver had reconnected
+    after = prepared._CURSORS[connection][1]
+    assert all(after[text] is cursor for text, cursor in before.items())
+    assert len(after) > len(before)  # the page's statements got cursors of their own
+    prepared._CURSORS[connection] = (object(), after)  # as if the driver had reconnected
     assert selectors.term_detail(slug=term.slug).term.pk == term.pk
-    assert prepared._CURSORS[connection][1] is not first
+    renewed = prepared._CURSORS[connection][1]
+    assert renewed is not after
+    assert not set(map(id, renewed.values())) & set(map(id, after.values()))
 
 
 def test_categories_are_compiled_once_and_match_the_queryset(django_assert_num_queries):
