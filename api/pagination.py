@@ -9,6 +9,7 @@ import math
 import re
 from urllib.parse import unquote_plus
 
+from django.http import HttpResponse
 from rest_framework.pagination import BasePagination
 from rest_framework.response import Response
 
@@ -16,6 +17,7 @@ from glossary.site import site_url
 
 from .exceptions import RestError
 from .queries import JsonPage
+from .renderers import CONTENT_TYPE
 
 HEADERS = ("X-WP-Total", "X-WP-TotalPages", "Link")
 
@@ -47,6 +49,13 @@ class WordPressPagination(BasePagination):
 
     def get_paginated_response(self, data):
         return Response(data, headers=self.headers())
+
+    def page_response(self, body: bytes) -> HttpResponse:
+        """A page whose JSON its statement wrote whole (`JsonPage`), with the headers of
+        `get_paginated_response`, as a plain HttpResponse (DRF's views pass any through):
+        a Response would only hand the same bytes to its renderer to be copied again
+        (~15 µs of every such list, issue 12)."""
+        return HttpResponse(body, content_type=CONTENT_TYPE, headers=self.headers())
 
     def headers(self) -> dict:
         headers = {"X-WP-Total": str(self.total), "X-WP-TotalPages": str(self.pages)}

@@ -24,7 +24,6 @@ import threading
 from array import array
 from datetime import UTC, datetime, timedelta
 
-import orjson
 from django.contrib.postgres.aggregates import StringAgg
 from django.db import DEFAULT_DB_ALIAS, connections
 from django.db.models import (
@@ -230,8 +229,9 @@ class JsonPage:
     def __len__(self) -> int:
         return self.rows
 
-    def fragment(self) -> orjson.Fragment:
-        return orjson.Fragment(f"[{self.text}]")
+    def body(self) -> bytes:
+        """The page as the response's JSON array."""
+        return f"[{self.text}]".encode()
 
 
 class _InIds(Func):

@@ -283,10 +283,11 @@ class ContentViewSet(RestMixin, viewsets.GenericViewSet):
                 del values[name]
 
     def list_response(self):
-        found = self.search_page() if self.compiled_reads() else None
+        compiled = self.compiled_reads()
+        found = self.search_page() if compiled else None
         if found is not None:  # the search and its page in one statement
             rows = self.paginate_queryset(found)
-        elif self.compiled_reads():
+        elif compiled:
             self.rank_search()
             ranked = self.params.get("_ranked")
             if ranked is not None and RankedList.applies(self.params):
@@ -297,7 +298,7 @@ class ContentViewSet(RestMixin, viewsets.GenericViewSet):
             self.rank_search()
             rows = self.paginate_queryset(self.filter_queryset(self.get_queryset()))
         if isinstance(rows, JsonPage):  # written whole by the statement: nothing to reshape
-            return self.get_paginated_response(rows.fragment())
+            return self.paginator.page_response(rows.body())
         data = self.shape(self.represent(rows))
         return self.get_paginated_response(data)
 

@@ -98,9 +98,13 @@ SHAPES = [
 
 
 def _bytes(client, path: str) -> bytes:
+    return _answer(client, path)[0]
+
+
+def _answer(client, path: str) -> tuple[bytes, dict]:
     response = client.get(API + path)
     assert response.status_code == 200, response.content[:300]
-    return response.content
+    return response.content, dict(response.headers)
 
 
 @pytest.mark.parametrize("path", SHAPES)
@@ -109,10 +113,10 @@ def test_the_database_builds_the_serializers_bytes(client, corpus, monkeypatch, 
     serializers build from the row: escaped titles and excerpts, control characters, dates
     in site time and UTC truncated to the second (DST, year 999), synonyms, link ids in code
     point order with drafts and future entries left out, and the statement really was the
-    database's form (so that the comparison compares two forms)."""
+    database's form (so that the comparison compares two forms), with the same headers."""
     _bytes(client, path)  # the search's planner statistics read, the walked ids known
     with CaptureQueriesContext(connection) as ctx:
-        built = _bytes(client, path)
+        built, built_headers = _answer(client, path)
     assert any("ROW_TO_JSON(_o)" in q["sql"] for q in ctx.captured_queries)
     if "search=" in path and "_fields" not in path:  # the search and its page: one statement
         assert [q["sql"].startswith("WITH ranked ") for q in ctx.captured_queries] == [True]
@@ -120,11 +124,19 @@ def test_the_database_builds_the_serializers_bytes(client, corpus, monkeypatch, 
     queries._COMPILED.clear()
     try:
         with CaptureQueriesContext(connection) as ctx:
-            python = _bytes(client, path)
+            python, python_headers = _answer(client, path)
         assert not any("ROW_TO_JSON(_o)" in q["sql"] for q in ctx.captured_queries)
     finally:
         queries._COMPILED.clear()
     assert built == python
+    assert built_headers["Content-Type"] == "application/json; charset=utf-8"
+    assert _sorted_csp(built_headers) == _sorted_csp(python_headers)
+
+
+def _sorted_csp(headers: dict) -> dict:
+    """The headers, the CSP's directives sorted (django-csp's order is a set's)."""
+    csp = headers.get("Content-Security-Policy", "")
+    return {**headers, "Content-Security-Policy": sorted(csp.split("; "))}
 
 
 def test_dates_are_site_time_and_utc_to_the_second(client, corpus):
