@@ -13,7 +13,9 @@ ETag of a first GET) is measured too, as the cheap path.
 
 Reported per scenario: SQL queries per request (counted in-process through the whole Django
 stack), requests/s, p50/p99 latency and the server's CPU per request from /proc; the REST rows
-also give their CPU as a ratio of MCP `get_term` in the same round (target: at most 1.2).
+also give their CPU as a ratio of MCP `get_term` in the same round (target: at most 1.2). A
+mixed scenario sends the seven kinds in turn, one request each, as many clients would: each
+request then follows a different statement, which one kind at a time never shows.
 Figures depend on the machine; ratios from one run are what transfer. Nothing here is a test.
 """
 
@@ -39,6 +41,7 @@ from bench import mcp as machinery  # noqa: E402  (after the path fix)
 
 API = "/wp-json/webflux/v1"
 REFERENCE = "MCP get_term (legacy)"
+MIXED = "mixed: the seven kinds above in turn"
 
 
 def rest_specs(paths: list[str], headers: dict | None = None) -> list[dict]:
@@ -151,6 +154,7 @@ def main() -> None:
         machinery.probe_mcp(machinery.MCP_PATH),
     )  # fmt: skip
     scenarios: dict[str, dict] = {}
+    mixed: list[list[dict]] = []  # each kind's requests, for the mixed scenario
     try:
         server.start()
         mcp_scenarios = (
@@ -167,6 +171,7 @@ def main() -> None:
                 problem = machinery.check_answer(status, body, expected)
                 if problem:
                     raise RuntimeError(f"{name} {item!r}: {problem}")
+            mixed.append(specs)
             path = tmp / f"{tool}.lua"
             machinery.write_requests(path, specs)
             scenarios[name] = {"file": path, "expected": 200}
@@ -177,8 +182,15 @@ def main() -> None:
                 if name == "REST /terms?slug=":
                     etags.append(headers["etag"])
             file = tmp / f"{len(scenarios)}.lua"
-            machinery.write_requests(file, rest_specs(paths))
+            mixed.append(rest_specs(paths))
+            machinery.write_requests(file, mixed[-1])
             scenarios[name] = {"file": file, "expected": 200}
+        # Every kind above in turn, one request each: what a server sees from many clients,
+        # where consecutive requests run different statements.
+        in_turn = [spec for turn in zip(*mixed, strict=True) for spec in turn]
+        machinery.write_requests(tmp / "mixed.lua", in_turn)
+        scenarios[MIXED] = {"file": tmp / "mixed.lua", "expected": 200}
+        sql[MIXED] = "–"
         cond = [{"method": "GET", "path": p, "headers": {"If-None-Match": e}}
                 for p, e in zip(rest["REST /terms?slug="][0], etags, strict=True)]  # fmt: skip
         if machinery.get(port, cond[0]["path"], cond[0]["headers"])[0] != 304:
