@@ -39,7 +39,7 @@ from django.db.models import (
 
 from glossary import search, selectors
 from glossary.models import Term
-from glossary.prepared import Prepared
+from glossary.prepared import Prepared, joined
 
 from . import rowjson
 from .rowjson import ROW_JSON
@@ -385,22 +385,15 @@ class SearchPage:
         return JsonPage(values[PAGE_JSON] or "", values[PAGE_ROWS])
 
 
-# The `ranked` CTE per engine statement: one text object per engine shape (see `Prepared`).
-_RANKED_PREFIXES: dict[str, str] = {}
-
-
 def _ranked_prefix(sql: str) -> str:
-    text = _RANKED_PREFIXES.get(sql)
-    if text is None:
-        text = (
-            "WITH ranked AS MATERIALIZED (SELECT r.ids[%s:%s] AS page, "  # noqa: S608
-            f"CARDINALITY(r.ids) AS total FROM ({sql}) r) "
-        )
-        with _LOCK:
-            if len(_RANKED_PREFIXES) >= MAX_SHAPES:
-                _RANKED_PREFIXES.clear()
-            _RANKED_PREFIXES[sql] = text
-    return text
+    """The `ranked` CTE around an engine statement, one text object per engine statement
+    (`prepared.joined`)."""
+    return joined(
+        "WITH ranked AS MATERIALIZED (SELECT r.ids[%s:%s] AS page, "
+        "CARDINALITY(r.ids) AS total FROM (",
+        sql,
+        ") r) ",
+    )
 
 
 # What a list may hold to be walked by its ids (`WalkedList`): nothing that filters it.

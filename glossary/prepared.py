@@ -49,7 +49,6 @@ class Prepared:
         # OFFSET literal becomes a parameter, so every page of a list shares one statement.
         self.offset = offset
         self._compiled = weakref.WeakKeyDictionary()
-        self._prefixed: dict[tuple[str, str], str] = {}
 
     def __call__(self, *, prefix: tuple[str, list] | None = None, **values) -> list:
         """The rows for `values`. `prefix`: SQL text and parameters put before the compiled
@@ -68,24 +67,10 @@ class Prepared:
         values.setdefault("offset", 0)
         params = [values[role] if role else value for role, value in roles]
         if prefix is not None:
-            sql, params = self._joined(prefix[0], sql), [*prefix[1], *params]
+            sql, params = joined(prefix[0], sql), [*prefix[1], *params]
         cursor = kept_cursor(connection, sql)
         cursor.execute(sql, params)
         return rows_to_result(cursor.fetchall())
-
-    def _joined(self, prefix: str, sql: str) -> str:
-        """`prefix + sql`, the same object for the same two texts. Why: psycopg keeps a
-        cursor's adapters (a dumper per parameter type, a loader per column) only while it
-        runs the very same query object; a new text each call rebuilt them, ~50 µs of a
-        `?search=` page (issue 12). Callers pass a few prefixes (one per engine shape)."""
-        key = (prefix, sql)
-        joined = self._prefixed.get(key)
-        if joined is None:
-            joined = prefix + sql
-            if len(self._prefixed) >= 64:
-                self._prefixed.clear()
-            self._prefixed[key] = joined
-        return joined
 
     def _compile(self, connection):
         extra = {} if self.offset is None else {"offset": self.offset}
@@ -167,13 +152,33 @@ class Prepared:
         return compiled
 
 
+# One text object per sequence of parts (`joined`).
+_JOINED: dict[tuple[str, ...], str] = {}
+MAX_JOINED = 1024
+
+
+def joined(*parts: str) -> str:
+    """`"".join(parts)`, the same object whenever the parts are the same. Why: psycopg keeps
+    a cursor's adapters (a dumper per parameter type, a loader per column) only while it
+    runs the very same query object, and a statement assembled on each call (the search
+    page's `WITH ranked …` around the engine's statement) rebuilt them every time (~50 µs
+    of a `?search=` page, issue 12). Parts that are kept objects themselves (compiled
+    statements, literals) make the lookup cheap: their hashes are cached."""
+    text = _JOINED.get(parts)
+    if text is None:
+        if len(_JOINED) >= MAX_JOINED:
+            _JOINED.clear()
+        text = _JOINED[parts] = "".join(parts)
+    return text
+
+
 # Per database connection: the driver connection they belong to, and one driver cursor per
 # statement text for the prepared reads, reused call after call.
 _CURSORS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 MAX_KEPT_CURSORS = 256  # statement texts per connection; more and they are all let go
 
 
-def kept_cursor(connection, statement: str | None = None):
+def kept_cursor(connection, statement: str):
     """A Django cursor wrapper (execute wrappers, query capture, error wrapping: everything
     `connection.cursor()` gives) around a driver cursor kept for this connection and
     `statement` (the text it will run; the same object call after call).

@@ -29,6 +29,7 @@ from django.utils import timezone
 from django.utils.safestring import SafeString
 
 from ..models import Article, Term
+from ..prepared import joined
 from . import postgres, ranking, sqlite
 from .query import MAX_QUERY_LENGTH, MAX_QUERY_WORDS, Query, highlight, normalize_query
 
@@ -194,20 +195,10 @@ def ranked_ids_statement(*, kind: str, query: str, limit: int = MAX_LIMIT):
     return _ids_array(sql), params
 
 
-# The statement text per engine statement, one object per shape (a handful per table).
-_IDS_ARRAYS: dict[str, str] = {}
-
-
 def _ids_array(sql: str) -> str:
     """The engine's rows' ids in its order (a subquery scan keeps the order of its ORDER BY),
-    as one array. The same text object call after call: psycopg keeps a cursor's adapters
-    (their types, per column loaders) only while it runs the very same query object."""
-    text = _IDS_ARRAYS.get(sql)
-    if text is None:
-        text = f"SELECT ARRAY(SELECT e.id FROM ({sql}) e) AS ids"  # noqa: S608 - our SQL
-        if len(_IDS_ARRAYS) < 256:  # a bound for safety: the engine's shapes are few
-            _IDS_ARRAYS[sql] = text
-    return text
+    as one array; one text object per engine statement (`prepared.joined`)."""
+    return joined("SELECT ARRAY(SELECT e.id FROM (", sql, ") e) AS ids")
 
 
 def matching_terms(*, queryset, query: str):

@@ -46,14 +46,7 @@ from django.db import DEFAULT_DB_ALIAS, connection, connections
 from ..models import Article, Term
 from ..prepared import kept_cursor
 from . import ranking
-from .query import (
-    PREFIX_STEM_MIN,
-    TYPED_PREFIX_MIN,
-    Query,
-    Word,
-    _like_escape,
-    _tsquery,
-)
+from .query import Query, Word, _like_escape, _tsquery
 
 NAME_CANDIDATES = 50  # typo and trigram arms; name and text arms take limit + 10
 WORD_CANDIDATES = 8
@@ -566,14 +559,8 @@ _SIDE_NAMES = tuple(
 def _values(table: Table, q: Query, limit: int, now) -> dict:
     values = {"limit": limit, "now": now, **_visibility_values.get(table.table, {})}
     records, n = q.records, len(q.records)
-    # Each word's tsquery texts (a side's texts are these joined); the last of several words
-    # may be still being typed (`Query.prefix_min`).
-    last = n - 1 if n > 1 else -1
-    article = table.article
-    texts = [
-        _word_texts(w, TYPED_PREFIX_MIN if i == last else PREFIX_STEM_MIN, article)
-        for i, w in enumerate(records)
-    ]
+    # Each word's tsquery texts (a side's texts are these joined).
+    texts = [_word_texts(w, q.prefix_min(i), table.article) for i, w in enumerate(records)]
     w_n = [t[0] for t in texts]
     w_text = [t[3] for t in texts]
     if q.comparison:

@@ -188,23 +188,10 @@ def _frame_typo(first: str, second: str) -> bool:
     )
 
 
-# Per word, once per process: a glossary's vocabulary is finite, so a query never seen before
-# is mostly made of words seen before (and one query folds each word in several places).
-@lru_cache(maxsize=65_536)
-def _fold_word(word: str) -> str:
-    return fold(word)
-
-
-@lru_cache(maxsize=65_536)
-def _analysed(word: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    """A subject word's stems (`query_stems`, an English plural's singular, a Polish
-    alternation's base form) and one-deletion typo keys."""
-    stems = sorted({*query_stems(word), *english_singulars(word), *polish_alternations(word)})
-    return tuple(stems), _keys(_fold_word(word))
-
-
-@lru_cache(maxsize=65_536)
 def _tsquery(stems: tuple[str, ...], weights: str, prefix: bool, shortest: int) -> str:
+    """`to_tsquery('simple', …)` text for one word: any of its stems ('agent':* | …), each
+    of at least `shortest` letters also as a prefix when `prefix` (it suits names; in long
+    text it would expand to too many lexemes)."""
     lexemes = []
     for s in stems:
         label = ("*" if prefix and len(s) >= shortest else "") + weights
@@ -229,12 +216,16 @@ class Word:
 
     def __init__(self, text: str) -> None:
         self.text = text
-        self.folded = folded = _fold_word(text)
+        self.folded = folded = fold(text)
         self.stop = is_stop_word(folded)
         self.strong = folded in STRONG_SEPARATORS
         self.weak = folded in WEAK_SEPARATORS
         self.cue = folded in COMPARISON_CUES
-        self.stems, self.keys = _analysed(text)
+        # Its stems: `query_stems`, an English plural's singular, a Polish alternation's base.
+        self.stems = tuple(
+            sorted({*query_stems(text), *english_singulars(text), *polish_alternations(text)})
+        )
+        self.keys = _keys(folded)  # one-deletion typo keys
         self.keys_text = " ".join(self.keys)
         self.texts: dict = {}
 
@@ -337,16 +328,6 @@ class Query:
         still being typed ("json sch"), so two letters do there."""
         last = len(self.words) > 1 and index == len(self.words) - 1
         return TYPED_PREFIX_MIN if last else PREFIX_STEM_MIN
-
-    def word_tsquery(self, index: int, weights: str = "", *, prefix: bool = False) -> str:
-        """`to_tsquery('simple', …)` text for one word: any of its stems ('agent':* | …).
-        Prefix matching suits names; in long text it would expand to too many lexemes."""
-        stems = tuple(self.alternatives[index])
-        return _tsquery(stems, weights, prefix, self.prefix_min(index))
-
-    def segment_tsquery(self, segment: int, weights: str = "", *, prefix: bool = False) -> str:
-        indexes = [i for i in range(len(self.words)) if self.word_segment(i) == segment]
-        return " & ".join(self.word_tsquery(i, weights, prefix=prefix) for i in indexes)
 
     # --- Python matching (SQLite, highlighting) ---
 
