@@ -1,9 +1,10 @@
-"""WSGI entry point: two Django handlers in one process.
+"""WSGI entry point: one Django handler per kind of request, in one process.
 
 Requests to the MCP endpoint (/wp-json/<namespace>/mcp) go to a handler built with
 `settings.MCP_MIDDLEWARE` only (JSON Host validation and SecurityMiddleware's redirect and
 headers), the rest of /wp-json/ (the REST API, api/) to one with `settings.REST_MIDDLEWARE`
-(sessions and auth besides), everything else to the site's handler with the full `MIDDLEWARE`.
+(sessions and auth besides; without them for requests carrying no session cookie),
+everything else to the site's handler with the full `MIDDLEWARE`.
 Why: the MCP path is the hot one (bench/mcp.py), and sessions, auth, messages, CSRF, frame
 options and WhiteNoise do nothing for a CSRF-exempt JSON API but cost CPU on every call; the
 REST API needs sessions and auth, not the page middleware (bench/rest.py). All handlers send the
@@ -50,7 +51,22 @@ class RestHandler(LeanHandler):
     unkept_routes = frozenset({"no-route"})
 
 
+class SessionlessRestHandler(RestHandler):
+    """The REST API for requests that carry no session cookie (`settings.
+    REST_SESSIONLESS_MIDDLEWARE`): nothing for sessions and auth middleware to load.
+    Application passwords are HTTP Basic, which DRF checks itself (api/authentication.py);
+    DRF's session authentication finds no user on the request and passes, as it would for a
+    request whose cookie names no session."""
+
+    middleware_setting = "REST_SESSIONLESS_MIDDLEWARE"
+
+
 rest_application = RestHandler()
+sessionless_rest_application = SessionlessRestHandler()
+# A session cookie in the Cookie header ("name=" anywhere in it: another cookie whose name
+# ends the same way only sends its request to the handler with sessions, which then finds no
+# session: the full list is always the safe side).
+_SESSION_COOKIE = settings.SESSION_COOKIE_NAME + "="
 
 _ENDPOINT = f"/wp-json/{settings.MCP_NAMESPACE.strip('/')}/mcp"
 MCP_ENDPOINTS = frozenset({_ENDPOINT, _ENDPOINT + "/"})
@@ -65,7 +81,9 @@ def application(environ, start_response):
         # without building a Django request (mcp_endpoint/transports/fastpath.py).
         return as_bytes(fastpath.serve(environ, start_response, mcp_application))
     if path.startswith(REST_PREFIX):
-        return as_bytes(rest_application(environ, start_response))
+        if _SESSION_COOKIE in environ.get("HTTP_COOKIE", ""):
+            return as_bytes(rest_application(environ, start_response))
+        return as_bytes(sessionless_rest_application(environ, start_response))
     return as_bytes(site_application(environ, start_response))
 
 

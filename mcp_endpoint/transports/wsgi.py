@@ -1,6 +1,6 @@
 """The lean WSGI handlers: Django's `WSGIHandler` built from another middleware list than
-`MIDDLEWARE` — `settings.MCP_MIDDLEWARE` for the MCP endpoint, `settings.REST_MIDDLEWARE` for
-the REST API (config/wsgi.py routes to them).
+`MIDDLEWARE` — `settings.MCP_MIDDLEWARE` for the MCP endpoint, `settings.REST_MIDDLEWARE`
+(and `REST_SESSIONLESS_MIDDLEWARE`) for the REST API (config/wsgi.py routes to them).
 
 Why: the MCP path is the hot one (bench/mcp.py), and sessions, auth, messages, CSRF, frame
 options and WhiteNoise do nothing for a CSRF-exempt JSON API but cost CPU on every call.
