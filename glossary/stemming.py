@@ -68,7 +68,9 @@ def document_stems(*texts: str) -> str:
 def query_stems(word: str) -> list[str]:
     """Stems a document word must have for `word` (one query word) to match it, any of them."""
     alternatives = {stem(word)}
-    if fold(word) == word:  # typed without diacritics: try the endings it may have lost
+    # Typed without diacritics (a lower-case ASCII word, as `words` gives them, is its own
+    # folded form): try the endings it may have lost.
+    if (word.isascii() and word.islower()) or fold(word) == word:
         for plain, marked in _RESTORE_ENDINGS:
             if word.endswith(plain) and len(word) - len(plain) >= 3:
                 alternatives.add(stem(word[: -len(plain)] + marked))

@@ -134,6 +134,10 @@ _TYPO_STOP = tuple(
     )
 )
 _SWAP_STOP = ("czym", "jaka", "jaki", "jest", "jako")
+# The same, by their letters sorted: a swap of two letters keeps a word's letters.
+_SWAP_BY_LETTERS: dict[str, tuple[str, ...]] = {}
+for _w in _SWAP_STOP:
+    _SWAP_BY_LETTERS["".join(sorted(_w))] = (*_SWAP_BY_LETTERS.get("".join(sorted(_w)), ()), _w)
 
 # A comparison's two sides are split at these words ("sse vs websocket", "sse czy websocket",
 # "sse a websocket"); at the weak ones only when the query says it compares
@@ -167,8 +171,8 @@ def is_stop_word(folded: str) -> bool:
         return not _TYPO_STOP_KEYS.isdisjoint(_keys(folded))
     if len(folded) == 4:
         return any(
-            sorted(w) == sorted(folded) and OSA.distance(folded, w, score_cutoff=1) <= 1
-            for w in _SWAP_STOP
+            OSA.distance(folded, w, score_cutoff=1) <= 1
+            for w in _SWAP_BY_LETTERS.get("".join(sorted(folded)), ())
         )
     return False
 

@@ -72,6 +72,21 @@ def test_inflected_forms_share_a_stem():
     assert document_stems("powiadomienia") == document_stems("powiadomień")
 
 
+@pytest.mark.parametrize(
+    "word, stop",
+    [("jset", True), ("cyzm", True), ("ajki", True), ("jaok", True), ("jest", True),
+     ("tejs", False), ("kaja", False), ("jsté", False), ("jeso", False), ("mzcy", False)],
+)  # fmt: skip
+def test_a_short_frame_with_two_neighbouring_letters_swapped_is_a_stop_word(word, stop):
+    """The four-letter question frames ("czym", "jaka", "jaki", "jest", "jako") typed with two
+    neighbouring letters swapped are stop words; other orders of their letters, and words
+    one substitution away, are not (four letters are too few to tell such a typo from a
+    subject word)."""
+    from glossary.search.query import is_stop_word
+
+    assert is_stop_word(word) is stop
+
+
 def test_compounds_are_found_by_parts_and_glued():
     """A hyphenated name gives its parts and the glued word ("JSON-RPC": json, rpc, jsonrpc)."""
     assert set(document_stems("JSON-RPC").split()) == {"json", "rpc", "jsonrpc"}
