@@ -40,6 +40,7 @@ import operator
 import re
 import time
 from datetime import UTC, datetime
+from functools import lru_cache
 
 from django.db import DEFAULT_DB_ALIAS, connection, connections
 
@@ -527,26 +528,25 @@ def _partial_words(freqs: list[float], sides: list[int], rows: float) -> list[bo
 
 
 def _word_texts(word: Word, shortest: int, article: bool) -> tuple[str, ...]:
-    """A word's `to_tsquery` texts, kept on its `Word` (once per word and place): (names:
-    prefixes, weight A on articles, whose title is weight A; descriptions: weight B,
-    prefixes and weights AB on articles; body: the stems exactly; text: on articles
-    prefixes too, as titles do)."""
-    texts = word.texts.get((shortest, article))
-    if texts is None:
-        stems = word.stems
-        body = _tsquery(stems, "", False, shortest)
-        if article:
-            texts = (
-                _tsquery(stems, "A", True, shortest),
-                _tsquery(stems, "AB", True, shortest),
-                body,
-                _tsquery(stems, "", True, shortest),
-            )
-        else:
-            texts = (_tsquery(stems, "", True, shortest), _tsquery(stems, "B", False, shortest),
-                     body, body)  # fmt: skip
-        word.texts[(shortest, article)] = texts
-    return texts
+    """A word's `to_tsquery` texts (names: prefixes, weight A on articles, whose title is
+    weight A; descriptions: weight B, prefixes and weights AB on articles; body: the stems
+    exactly; text: on articles prefixes too, as titles do)."""
+    return _texts(word.stems, shortest, article)
+
+
+@lru_cache(maxsize=131_072)
+def _texts(stems: tuple[str, ...], shortest: int, article: bool) -> tuple[str, ...]:
+    """`_word_texts`, once per stems and place (a plain tuple of strings: see
+    `query._analysis` on why nothing kept per word may be an object of a class)."""
+    body = _tsquery(stems, "", False, shortest)
+    if article:
+        return (
+            _tsquery(stems, "A", True, shortest),
+            _tsquery(stems, "AB", True, shortest),
+            body,
+            _tsquery(stems, "", True, shortest),
+        )
+    return _tsquery(stems, "", True, shortest), _tsquery(stems, "B", False, shortest), body, body
 
 
 # Each side's value names, in the order `_values` gives them.

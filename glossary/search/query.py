@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 from functools import cached_property, lru_cache
+from typing import NamedTuple
 
 from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
@@ -207,36 +208,56 @@ def _like_escape(text: str) -> str:
     return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
 
 
-class Word:
+class Word(NamedTuple):
     """A word as typed (lower-cased, diacritics kept) with all the engine derives from it
     alone: folded, whether it frames a question (`is_stop_word`), splits or announces a
-    comparison, its stems and typo keys, and (`texts`, filled by the PostgreSQL engine on
-    first use) its tsquery texts. One per word per process (`word`): a query never seen
-    before is mostly made of words seen before, and one lookup a word replaced one per
-    derived value (the engine's Python was ~0.2 ms of a `?search=` request, issue 12)."""
+    comparison, its stems and typo keys. Analysed once per word per process (`word`): a
+    query never seen before is mostly made of words seen before, and one lookup a word
+    replaced one per derived value (the engine's Python was ~0.2 ms of a `?search=`
+    request, issue 12)."""
 
-    __slots__ = ("cue", "folded", "keys", "keys_text", "stems", "stop", "strong", "text",
-                 "texts", "weak")  # fmt: skip
-
-    def __init__(self, text: str) -> None:
-        self.text = text
-        self.folded = folded = fold(text)
-        self.stop = is_stop_word(folded)
-        self.strong = folded in STRONG_SEPARATORS
-        self.weak = folded in WEAK_SEPARATORS
-        self.cue = folded in COMPARISON_CUES
-        # Its stems: `query_stems`, an English plural's singular, a Polish alternation's base.
-        self.stems = tuple(
-            sorted({*query_stems(text), *english_singulars(text), *polish_alternations(text)})
-        )
-        self.keys = _keys(folded)  # one-deletion typo keys
-        self.keys_text = " ".join(self.keys)
-        self.texts: dict = {}
+    text: str
+    folded: str
+    stop: bool
+    strong: bool
+    weak: bool
+    cue: bool
+    stems: tuple[str, ...]
+    keys: tuple[str, ...]  # one-deletion typo keys
+    keys_text: str
 
 
 @lru_cache(maxsize=65_536)
+def _analysis(text: str) -> tuple:
+    """`Word`'s fields for `text`, as a plain tuple. Why plain: the cyclic garbage collector
+    walks every object of a class (a named tuple included) on each full collection, and
+    leaves plain tuples of strings alone; 61,000 kept `Word` objects (a process that has
+    met that many distinct words) made each full collection a ~30 ms pause with the GIL
+    held, in the middle of whatever requests were running (bench/rest.py's cold searches:
+    the p99 of every scenario climbed round after round)."""
+    folded = fold(text)
+    # Its stems: `query_stems`, an English plural's singular, a Polish alternation's base.
+    stems = {*query_stems(text), *english_singulars(text), *polish_alternations(text)}
+    keys = _keys(folded)
+    return (
+        text,
+        folded,
+        is_stop_word(folded),
+        folded in STRONG_SEPARATORS,
+        folded in WEAK_SEPARATORS,
+        folded in COMPARISON_CUES,
+        tuple(sorted(stems)),
+        keys,
+        " ".join(keys),
+    )
+
+
+_word = Word._make
+
+
 def word(text: str) -> Word:
-    return Word(text)
+    """`text`'s `Word` (one short-lived record per query over the kept analysis)."""
+    return _word(_analysis(text))
 
 
 class Segment:
