@@ -31,6 +31,10 @@ def _stemmer():
     stemmer = getattr(_local, "stemmer", None)
     if stemmer is None:
         stemmer = _local.stemmer = snowballstemmer.stemmer("polish")
+        # PyStemmer's own cache (10,000 words, each a two-item list the garbage collector
+        # walks on every full collection) only repeats `stem`'s LRU cache above it.
+        if hasattr(stemmer, "maxCacheSize"):
+            stemmer.maxCacheSize = 0
     return stemmer
 
 

@@ -25,6 +25,16 @@ def test_the_compiled_stemmer_is_installed():
     assert isinstance(stemming._stemmer(), Stemmer.Stemmer)
 
 
+def test_the_stemmer_keeps_no_cache_of_its_own():
+    """`stem`'s LRU cache is the only one: PyStemmer's (10,000 words, each a list the garbage
+    collector walks on every full collection) stays empty however many words are stemmed."""
+    import gc
+
+    for n in range(200):
+        stemming.stem(f"słowoniestemowane{n}")
+    assert not [o for o in gc.get_referents(stemming._stemmer()) if isinstance(o, dict) and o]
+
+
 def test_compiled_and_pure_python_stems_agree_on_the_demo_content():
     """Every word of the demo glossary and articles (inflected Polish, English, codes) gets
     the same stem from the C stemmer as from snowballstemmer's own Python one: the columns
