@@ -144,6 +144,18 @@ def test_rest_routes_take_their_handler_and_mcp_the_lean_one(monkeypatch, transa
     assert call("/")[0] == 200 and seen[-1] == "site_application"
 
 
+def session_cookie(user) -> str:
+    """The Cookie header of a browser logged in as `user` (a session in the database)."""
+    from django.contrib.sessions.backends.db import SessionStore
+
+    session = SessionStore()
+    session["_auth_user_id"] = str(user.pk)
+    session["_auth_user_backend"] = "django.contrib.auth.backends.ModelBackend"
+    session["_auth_user_hash"] = user.get_session_auth_hash()
+    session.create()
+    return f"{settings.SESSION_COOKIE_NAME}={session.session_key}"
+
+
 def test_rest_requests_without_a_session_cookie_skip_sessions(
     monkeypatch, editor, editor_auth, transactional_db
 ):
@@ -151,8 +163,6 @@ def test_rest_requests_without_a_session_cookie_skip_sessions(
     application password, HTTP Basic, which DRF checks itself) takes the handler without
     session and auth middleware and gets the same answers; a request with a session cookie
     takes the handler that loads the session, and its login counts."""
-    from django.conf import settings as django_settings
-    from django.contrib.sessions.backends.db import SessionStore
 
     from config import wsgi
     from tests.wsgi_client import call
@@ -183,12 +193,7 @@ def test_rest_requests_without_a_session_cookie_skip_sessions(
         f"{API}/terms", method="POST", body=b'{"title": "Przez Basic"}', authorization=token
     )
     assert status == 201 and seen[-1] == "sessionless_rest_application"
-    session = SessionStore()
-    session["_auth_user_id"] = str(editor.pk)
-    session["_auth_user_backend"] = "django.contrib.auth.backends.ModelBackend"
-    session["_auth_user_hash"] = editor.get_session_auth_hash()
-    session.create()
-    cookie = f"motyw=ciemny; {django_settings.SESSION_COOKIE_NAME}={session.session_key}"
+    cookie = f"motyw=ciemny; {session_cookie(editor)}"
     path, environ = query(f"{API}/terms/{draft.pk}?context=edit")
     status, _headers, body = call(path, environ=environ, cookie=cookie)
     assert status == 200 and seen[-1] == "rest_application"
@@ -198,17 +203,10 @@ def test_rest_requests_without_a_session_cookie_skip_sessions(
 def test_session_writes_need_csrf_through_the_rest_handler(editor, transactional_db):
     """Under the REST handler (no CsrfViewMiddleware) DRF itself refuses a session write
     without the CSRF token."""
-    from django.conf import settings as django_settings
-    from django.contrib.sessions.backends.db import SessionStore
 
     from tests.wsgi_client import call
 
-    session = SessionStore()
-    session["_auth_user_id"] = str(editor.pk)
-    session["_auth_user_backend"] = "django.contrib.auth.backends.ModelBackend"
-    session["_auth_user_hash"] = editor.get_session_auth_hash()
-    session.create()
-    cookie = f"{django_settings.SESSION_COOKIE_NAME}={session.session_key}"
+    cookie = session_cookie(editor)
     status, _headers, body = call(
         f"{API}/terms", method="POST", body=b'{"title": "Z sesji"}', cookie=cookie
     )
