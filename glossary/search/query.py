@@ -135,10 +135,9 @@ _TYPO_STOP = tuple(
     )
 )
 _SWAP_STOP = ("czym", "jaka", "jaki", "jest", "jako")
-# The same, by their letters sorted: a swap of two letters keeps a word's letters.
-_SWAP_BY_LETTERS: dict[str, tuple[str, ...]] = {}
-for _w in _SWAP_STOP:
-    _SWAP_BY_LETTERS["".join(sorted(_w))] = (*_SWAP_BY_LETTERS.get("".join(sorted(_w)), ()), _w)
+# The same, by their letters sorted (no two share them): a swap keeps a word's letters.
+_SWAP_BY_LETTERS = {"".join(sorted(w)): w for w in _SWAP_STOP}
+assert len(_SWAP_BY_LETTERS) == len(_SWAP_STOP)
 
 # A comparison's two sides are split at these words ("sse vs websocket", "sse czy websocket",
 # "sse a websocket"); at the weak ones only when the query says it compares
@@ -171,10 +170,8 @@ def is_stop_word(folded: str) -> bool:
     if len(folded) >= TYPO_MIN_LENGTH:
         return not _TYPO_STOP_KEYS.isdisjoint(_keys(folded))
     if len(folded) == 4:
-        return any(
-            OSA.distance(folded, w, score_cutoff=1) <= 1
-            for w in _SWAP_BY_LETTERS.get("".join(sorted(folded)), ())
-        )
+        frame = _SWAP_BY_LETTERS.get("".join(sorted(folded)))
+        return frame is not None and OSA.distance(folded, frame, score_cutoff=1) <= 1
     return False
 
 
