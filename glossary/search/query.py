@@ -208,7 +208,7 @@ def _like_escape(text: str) -> str:
 class Word(NamedTuple):
     """A word as typed (lower-cased, diacritics kept) with all the engine derives from it
     alone: folded, whether it frames a question (`is_stop_word`), splits or announces a
-    comparison, its stems and typo keys. Analysed once per word per process (`word`): a
+    comparison, its stems and typo keys. Analysed once per word per process (`_analysis`): a
     query never seen before is mostly made of words seen before, and one lookup a word
     replaced one per derived value (the engine's Python was ~0.2 ms of a `?search=`
     request, issue 12)."""
@@ -236,16 +236,18 @@ def _analysis(text: str) -> tuple:
     # Its stems: `query_stems`, an English plural's singular, a Polish alternation's base.
     stems = {*query_stems(text), *english_singulars(text), *polish_alternations(text)}
     keys = _keys(folded)
-    return (
-        text,
-        folded,
-        is_stop_word(folded),
-        folded in STRONG_SEPARATORS,
-        folded in WEAK_SEPARATORS,
-        folded in COMPARISON_CUES,
-        tuple(sorted(stems)),
-        keys,
-        " ".join(keys),
+    return tuple(
+        Word(
+            text=text,
+            folded=folded,
+            stop=is_stop_word(folded),
+            strong=folded in STRONG_SEPARATORS,
+            weak=folded in WEAK_SEPARATORS,
+            cue=folded in COMPARISON_CUES,
+            stems=tuple(sorted(stems)),
+            keys=keys,
+            keys_text=" ".join(keys),
+        )
     )
 
 

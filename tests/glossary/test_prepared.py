@@ -298,6 +298,52 @@ def test_prepared_reads_reuse_their_driver_cursor_and_follow_a_new_connection():
     assert not set(map(id, renewed.values())) & set(map(id, after.values()))
 
 
+def test_kept_cursors_are_bounded_per_connection(monkeypatch):
+    """At most MAX_KEPT_CURSORS statement texts keep a driver cursor per connection; one
+    more lets them all go (closed), so distinct statements cannot pile up cursors."""
+    from glossary import prepared
+
+    monkeypatch.setattr(prepared, "MAX_KEPT_CURSORS", 2)
+    connection = connections[DEFAULT_DB_ALIAS]
+    prepared._CURSORS.pop(connection, None)
+    texts = [f"SELECT {n}" for n in range(3)]
+    wrappers = [prepared.kept_cursor(connection, text) for text in texts[:2]]
+    first = [w.cursor for w in wrappers]
+    assert prepared.kept_cursor(connection, texts[0]).cursor is first[0]
+    third = prepared.kept_cursor(connection, texts[2])
+    third.execute(texts[2])
+    assert third.fetchone() == (2,)
+    assert all(_closed(cursor) for cursor in first)
+    assert list(prepared._CURSORS[connection][1]) == [texts[2]]
+
+
+def _closed(cursor) -> bool:
+    """Whether a driver cursor was closed (psycopg says so; sqlite3 refuses to run)."""
+    import sqlite3
+
+    if hasattr(cursor, "closed"):
+        return cursor.closed
+    try:
+        cursor.execute("SELECT 1")
+    except sqlite3.ProgrammingError:
+        return True
+    return False
+
+
+def test_joined_texts_are_one_object_per_parts_and_bounded(monkeypatch):
+    """`joined` gives the same text object for the same parts (psycopg keeps a cursor's
+    adapters only for the same query object), and keeps at most MAX_JOINED of them."""
+    from glossary import prepared
+
+    monkeypatch.setattr(prepared, "_JOINED", {})
+    monkeypatch.setattr(prepared, "MAX_JOINED", 3)
+    first = prepared.joined("SELECT ", "1")
+    assert first == "SELECT 1" and prepared.joined("SELECT ", "1") is first
+    for n in range(2, 6):
+        assert prepared.joined("SELECT ", str(n)) == f"SELECT {n}"
+    assert len(prepared._JOINED) <= 3
+
+
 def test_categories_are_compiled_once_and_match_the_queryset(django_assert_num_queries):
     """selectors.categories() (list_terms resolves its filter against it on every call) is
     compiled ahead although it has no clock, and returns the QuerySet's rows in one query."""
