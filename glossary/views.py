@@ -134,6 +134,8 @@ def _reader_page(request, pages: LRU, slug: str, render_page):
         response["ETag"] = etag
     else:
         response = render_page(request, slug)
+        if response.status_code != 200:
+            return response
         set_response_etag(response)
         if key:
             pages.put(key, (response["ETag"], response.content))
@@ -157,7 +159,7 @@ def _term_page(request, slug: str):
     """A term with its links and schema.org `DefinedTerm` JSON-LD (1 query)."""
     detail = selectors.term_detail(slug=slug, include_drafts=request.user.is_staff)
     if detail is None:
-        raise Http404("Nie ma takiego pojęcia.")
+        return _entry_not_found(request, "term", slug)
     term = detail.term
     return render(
         request,
@@ -210,7 +212,7 @@ def _article_page(request, slug: str):
     """An article with its glossary terms, series neighbours and schema.org JSON-LD (1 query)."""
     detail = selectors.article_detail(slug=slug, include_drafts=request.user.is_staff)
     if detail is None:
-        raise Http404("Nie ma takiego artykułu.")
+        return _entry_not_found(request, "article", slug)
     article = detail.article
     author = article.author_name
     return render(
@@ -329,6 +331,17 @@ def page_not_found(request, exception=None):
     guess = clean_query(segment.replace("-", " "))
     suggestions = search.suggest_terms(text=guess, limit=5) if guess else []
     return render(request, "404.html", {"guess": guess, "suggestions": suggestions}, status=404)
+
+
+def _entry_not_found(request, kind: str, slug: str):
+    """The 404 page for a term or article address whose slug names nothing public, with the
+    entries the slug most likely meant (a typo such as "mpc" finds MCP: 1–2 queries).
+    Returned rather than raised, so `make run` (DEBUG on, where Django's technical 404 takes
+    over `Http404`) shows the same page as production."""
+    closest = search.closest_articles if kind == "article" else search.closest_terms
+    guess = clean_query(slug.replace("-", " "))
+    context = {"guess": guess, "kind": kind, "suggestions": closest(text=slug, limit=5)}
+    return render(request, "404.html", context, status=404)
 
 
 # The 500/503 pages are self-contained on purpose (no request context, database or static

@@ -40,6 +40,10 @@ __all__ = [
     "Query",
     "SearchResults",
     "article_search",
+    "closest_article_slugs",
+    "closest_articles",
+    "closest_term_slugs",
+    "closest_terms",
     "complete_article_slugs",
     "complete_term_slugs",
     "highlight",
@@ -239,9 +243,10 @@ def suggest_terms(*, text: str, limit: int = 3) -> list[Hit]:
 SLUG_EDITS = 2
 
 
-def _near_slugs(model, text: str, limit: int) -> list[str]:
-    """Published slugs within SLUG_EDITS edits of `text`, closest first (1 query): catches
-    short typos no word-based search can ("mpc" -> mcp)."""
+def _near(model, text: str, limit: int) -> list[Hit]:
+    """Published entries whose slug is within SLUG_EDITS edits of `text`, closest first (1
+    query): catches short typos no word-based search can ("mpc" -> mcp). The hits carry the
+    slug and the name (or title), no summary."""
     from rapidfuzz.distance import OSA
     from rapidfuzz.process import extract
 
@@ -250,9 +255,29 @@ def _near_slugs(model, text: str, limit: int) -> list[str]:
     typed = polish_slugify(text)
     if not typed:
         return []
-    slugs = list(model.objects.published().values_list("slug", flat=True))
-    found = extract(typed, slugs, scorer=OSA.distance, score_cutoff=SLUG_EDITS, limit=limit)
-    return [slug for slug, _distance, _index in sorted(found, key=lambda f: (f[1], f[0]))]
+    title = "title" if model is Article else "name"
+    rows = {
+        slug: (pk, name)
+        for pk, slug, name in model.objects.published().values_list("id", "slug", title)
+    }
+    found = extract(typed, list(rows), scorer=OSA.distance, score_cutoff=SLUG_EDITS, limit=limit)
+    kind = "article" if model is Article else "term"
+    return [
+        Hit(kind, rows[slug][0], slug, rows[slug][1], "", 0.5, "slug")
+        for slug, _distance, _index in sorted(found, key=lambda f: (f[1], f[0]))
+    ]
+
+
+def closest_terms(*, text: str, limit: int = 3) -> list[Hit]:
+    """The published terms a mistyped or differently written slug most likely meant, best
+    first, for a page's "did you mean": slugs a few edits away, else similar names and
+    synonyms (1–2 queries). The hits carry slug and name; a summary only when found by name."""
+    return _near(Term, text, limit) or suggest_terms(text=text, limit=limit)
+
+
+def closest_articles(*, text: str, limit: int = 3) -> list[Hit]:
+    """The same for articles: slugs a few edits away, then the engine's hits (1–2 queries)."""
+    return _near(Article, text, limit) or article_search(query=text.replace("-", " "), limit=limit)
 
 
 def closest_term_slugs(*, text: str, limit: int = 3) -> list[str]:
@@ -260,9 +285,7 @@ def closest_term_slugs(*, text: str, limit: int = 3) -> list[str]:
     meant, best first: slugs a few edits away (typos: "mpc", "agnet"), else similar names
     and synonyms (`suggest_terms`), else what the engine finds for the text (1–3 queries, on
     a miss only; one for an ordinary typo)."""
-    found = _near_slugs(Term, text, limit)
-    if not found:
-        found = [h.slug for h in suggest_terms(text=text, limit=limit)]
+    found = [h.slug for h in closest_terms(text=text, limit=limit)]
     if not found:
         found = [h.slug for h in term_search(query=text.replace("-", " "), limit=limit)]
     return found
@@ -270,10 +293,7 @@ def closest_term_slugs(*, text: str, limit: int = 3) -> list[str]:
 
 def closest_article_slugs(*, text: str, limit: int = 3) -> list[str]:
     """The same for articles: slugs a few edits away, then the engine's hits (1–2 queries)."""
-    found = _near_slugs(Article, text, limit)
-    if not found:
-        found = [h.slug for h in article_search(query=text.replace("-", " "), limit=limit)]
-    return found
+    return [h.slug for h in closest_articles(text=text, limit=limit)]
 
 
 # A typed value this long that starts no slug is searched for instead ("agentow" -> agent).
