@@ -707,17 +707,22 @@ _TOKENS = re.compile(r"\s+|[^\s]+")
 
 
 def _inline_diff(old: str, new: str) -> str:
-    """Word-level diff as HTML: removed words in <del>, added ones in <ins>, all escaped."""
+    """Word-level diff as HTML: removed words in <del>, added ones in <ins>, all escaped. A
+    replaced run's removed and added words are kept apart by a space, so the text reads as
+    words (copied, or read aloud) and not as "Atak,Atak"."""
     a, b = _TOKENS.findall(old), _TOKENS.findall(new)
     out = []
     for op, i1, i2, j1, j2 in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
         if op == "equal":
             out.append(escape("".join(a[i1:i2])))
             continue
-        if i2 > i1:
-            out.append(format_html("<del>{}</del>", "".join(a[i1:i2])))
-        if j2 > j1:
-            out.append(format_html("<ins>{}</ins>", "".join(b[j1:j2])))
+        removed, added = "".join(a[i1:i2]), "".join(b[j1:j2])
+        if removed:
+            out.append(format_html("<del>{}</del>", removed))
+        if removed and added and not (removed[-1].isspace() or added[0].isspace()):
+            out.append(" ")
+        if added:
+            out.append(format_html("<ins>{}</ins>", added))
     return mark_safe("".join(out))  # noqa: S308 (every piece above is escaped)
 
 
@@ -772,7 +777,10 @@ def revision_diff(model, older, newer, names: dict[str, dict[int, str]]) -> list
                 format_html("<del>− {}</del>", ", ".join(removed)) if removed else "",
             )
         else:
-            html = _inline_diff(_display(model, name, before), _display(model, name, after))
+            before, after = _display(model, name, before), _display(model, name, after)
+            if before == after:
+                continue  # a change no reader can see (fractions of a second)
+            html = _inline_diff(before, after)
         changes.append({"label": label, "html": html})
     return changes
 

@@ -2,9 +2,10 @@
 
 The model stays the single source of rules (constraints with codes, `clean()`); these forms
 only adapt input: synonyms as one per line, an optional slug filled from the name on the
-server (so uniqueness is checked before saving, not discovered as an IntegrityError), and
-an empty publication date on a published entry meaning "now", which the
-"published has a date" constraint would otherwise reject during validation.
+server (so uniqueness is checked before saving, not discovered as an IntegrityError), an
+untouched publication date kept to the fraction of a second, and an empty publication date
+on a published entry meaning "now", which the "published has a date" constraint would
+otherwise reject during validation.
 """
 
 from django import forms
@@ -84,6 +85,15 @@ class EntryAdminForm(forms.ModelForm):
                         code="slug_required",
                     ),
                 )
+        if (
+            "published_at" in self.fields
+            and self.instance.pk
+            and "published_at" not in self.changed_data
+            and "published_at" not in self.errors
+        ):
+            # The date widget shows whole seconds: an untouched date keeps its fractions,
+            # or every save would record a change of the publication date.
+            cleaned["published_at"] = self.instance.published_at
         if (
             "published_at" in self.fields
             and cleaned.get("status") == Status.PUBLISHED

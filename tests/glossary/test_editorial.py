@@ -187,8 +187,71 @@ def test_history_shows_who_when_and_a_readable_diff(editor_client, editor):
     text = editor_client.get(url(Term, "history", term.pk)).content.decode()
     assert text.index("Zmieniono: Treść.") < text.index("Dodano.")
     assert "Ewa Nowak" in text
-    assert "<del>Stara</del><ins>Nowa</ins> treść wpisu." in text
+    assert "<del>Stara</del> <ins>Nowa</ins> treść wpisu." in text
     assert "Przywróć tę wersję" in text
+
+
+def _form_as_shown(client, entry) -> dict[str, str]:
+    """The change form's fields as a browser would send them back untouched."""
+    import re
+
+    html = client.get(url(Term, "change", entry.pk)).content.decode()
+    values = dict(
+        re.findall(r'name="(published_at_[01]|edited_version)"[^>]*value="([^"]*)"', html)
+    )
+    return term_form(name=entry.name, slug=entry.slug, short_definition=entry.short_definition,
+                     body=entry.body, status=entry.status, **values)  # fmt: skip
+
+
+def test_saving_an_untouched_form_changes_nothing(editor_client, editor):
+    """Saving the change form without touching it records no change: the publication date
+    keeps its fractions of a second (the widget shows whole seconds), and the revision's
+    diff and the message say nothing changed."""
+    term = make_term("Kursor", slug="kursor", short_definition="Znacznik.", body="Treść.")
+    term.published_at = term.published_at.replace(microsecond=123456)
+    term.save()
+    before = Term.objects.get(pk=term.pk).published_at
+    for _ in range(2):
+        response = editor_client.post(url(Term, "change", term.pk),
+                                      _form_as_shown(editor_client, term), follow=True)  # fmt: skip
+        assert response.status_code == 200
+        assert Term.objects.get(pk=term.pk).published_at == before
+    newest, previous = versions(term)[:2]
+    assert newest.revision.comment == previous.revision.comment == "Zapisano bez zmian."
+    assert newest.field_dict == previous.field_dict
+    text = editor_client.get(url(Term, "history", term.pk)).content.decode()
+    assert text.count("Data publikacji") == 1  # in the first revision only
+
+
+def test_history_never_shows_a_change_no_reader_can_see():
+    """A revision whose value differs only in what the history cannot show (the fractions
+    of a second of a date) lists no change for that field."""
+    from glossary.admin import revision_diff
+
+    moment = timezone.now().replace(microsecond=500)
+    older = SimpleNamespace(field_dict={"published_at": moment, "body": "a"})
+    newer = SimpleNamespace(field_dict={"published_at": moment.replace(microsecond=0), "body": "a"})
+    assert revision_diff(Term, older, newer, {}) == []
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ("Atak, w który Model", "Atak na który model"),
+        ("jeden dwa trzy", "cztery pięć sześć"),
+        ("Atak,", "Atak"),
+        ("słowo", "słowo nowe"),
+    ],
+)
+def test_diff_keeps_removed_and_added_words_apart(old, new):
+    """In the revision diff, every word of the text with its markup removed is a word of the
+    old or the new text: removed and added words are never run together."""
+    import re
+
+    from glossary.admin import _inline_diff
+
+    text = re.sub(r"<[^>]+>", "", str(_inline_diff(old, new)))
+    assert set(text.split()) <= set(old.split()) | set(new.split()), text
 
 
 def test_history_query_count_is_constant(editor_client, editor, django_assert_num_queries):
