@@ -573,7 +573,10 @@ def _values(table: Table, q: Query, limit: int, now) -> dict:
             values.update(zip(_SIDE_NAMES[s], side, strict=True))
     else:
         segment_of = [0] * n
-        side = _side(q.key, q.exact_texts, " & ".join(w_n), " & ".join(w_text))
+        # An article whose title holds the query's words as typed (question words too:
+        # "czym jest mcp") is the closest of its tier.
+        close = q.full_key if table.article else q.key
+        side = _side(q.key, q.exact_texts, " & ".join(w_n), " & ".join(w_text), close)
         values.update(zip(_SIDE_NAMES[0], side, strict=True))
     values["w_n"] = w_n
     values["w_d"] = [t[1] for t in texts]
@@ -593,10 +596,11 @@ def _values(table: Table, q: Query, limit: int, now) -> dict:
     return values
 
 
-def _side(key: str, exact: list[str], names: str, text: str) -> tuple:
-    """One side's values, in `_SIDE_NAMES` order."""
+def _side(key: str, exact: list[str], names: str, text: str, close: str = "") -> tuple:
+    """One side's values, in `_SIDE_NAMES` order; `close` is what the names' closeness is
+    measured against (the side's `key` unless given)."""
     escaped = _like_escape(key)
-    return exact, key, _upper(key), escaped + "%", "%| " + escaped + "%", names, text, key
+    return exact, key, _upper(key), escaped + "%", "%| " + escaped + "%", names, text, close or key
 
 
 def _shape(q: Query):

@@ -224,6 +224,18 @@ class Word(NamedTuple):
     keys_text: str
 
 
+# Polish writes the v of a borrowed word as w ("server" -> "serwer", "provider" ->
+# "prowider"): an English query word also matches the Polish spelling of the same word.
+_POLISH_SPELLING = str.maketrans({"v": "w"})
+
+
+def polish_spellings(text: str) -> list[str]:
+    """Stems of the Polish spelling of an English (plain ASCII) query word, if it differs."""
+    if not text.isascii() or "v" not in text:
+        return []
+    return query_stems(text.translate(_POLISH_SPELLING))
+
+
 @lru_cache(maxsize=65_536)
 def _analysis(text: str) -> tuple:
     """`Word`'s fields for `text`, as a plain tuple. Why plain: the cyclic garbage collector
@@ -235,6 +247,7 @@ def _analysis(text: str) -> tuple:
     folded = fold(text)
     # Its stems: `query_stems`, an English plural's singular, a Polish alternation's base.
     stems = {*query_stems(text), *english_singulars(text), *polish_alternations(text)}
+    stems.update(polish_spellings(text))
     keys = _keys(folded)
     return tuple(
         Word(

@@ -96,6 +96,9 @@ def _rank(q: Query, rows, *, article: bool) -> list[tuple]:
     keys = [q.short_text if q.short else q.key] if not q.comparison else [s.key for s in q.segments]
     if q.short:
         texts = [[q.short_text]]
+    # An article whose title holds the query's words as typed (question words too: "czym
+    # jest mcp") is the closest of its tier, as on PostgreSQL.
+    close_keys = [q.full_key] if article and not q.comparison else keys
     if not q.comparison:
         sides = [list(range(len(q.words)))]
     prepared = []
@@ -133,7 +136,7 @@ def _rank(q: Query, rows, *, article: bool) -> list[tuple]:
         tiers = [ranking.tier_of(features, s) for s in range(len(sides))]
         if max(tiers) == 0:
             continue
-        closeness = [0.0 if q.short else _similarity(k, folded) for k in keys]
+        closeness = [0.0 if q.short else _similarity(k, folded) for k in close_keys]
         out.append((pk, slug, title, summary, sort, tiers, features.scores, closeness, levels))
 
     def order(s):

@@ -652,3 +652,31 @@ def test_control_characters_are_unicodes_category_cc():
     every = "".join(chr(c) for c in range(sys.maxunicode + 1) if not 0xD800 <= c <= 0xDFFF)
     expected = "".join(" " if unicodedata.category(ch) == "Cc" else ch for ch in every)
     assert without_controls(every) == expected
+
+
+def test_an_article_titled_with_the_querys_words_ranks_first():
+    """Among articles of one tier, the one whose title holds the query's words as typed
+    (question words too) ranks first: "czym jest mcp" finds "MCP od podstaw, cz. 1: czym
+    jest MCP…" before the newer parts, in the engine, the REST API's ranked ids and the
+    search page alike."""
+    from datetime import timedelta
+
+    from django.test import Client
+    from django.utils import timezone
+
+    now = timezone.now()
+    titles = [
+        "MCP od podstaw, cz. 1: czym jest MCP i dlaczego mówi językiem JSON-RPC",
+        "MCP od podstaw, cz. 2: transporty stdio, SSE i Streamable HTTP",
+        "MCP od podstaw, cz. 3: debugowanie serwera MCP curlem",
+    ]
+    articles = [
+        make_article(title, published_at=now - timedelta(days=10 - i))
+        for i, title in enumerate(titles)
+    ]
+    first = articles[0]
+    assert search.article_search(query="czym jest mcp", limit=10)[0].id == first.id
+    assert search.ranked_ids(kind="article", query="czym jest mcp")[0] == first.id
+    page = Client().get("/szukaj/", {"q": "czym jest mcp"}).content.decode()
+    positions = [page.index(a.get_absolute_url()) for a in articles]
+    assert positions[0] == min(positions)

@@ -117,6 +117,8 @@ RELEVANCE = [
     ("wolniejszy odbiorca spowalnia nadawcę", "backpressure"),
     ("wywołanie zwrotne przez HTTP", "webhook"),
     ("ręczne testowanie serwerów MCP", "mcp-inspector"),
+    # An English question about a tool the glossary describes in Polish.
+    ("how do I debug an MCP server with curl", "mcp-inspector"),
     # One or two letters and prefixes.
     ("ws", "websocket"),
     ("a2a", "a2a"),
@@ -193,3 +195,11 @@ def test_agent_queries_rank_the_expected_term_first(ranks, query, slug):
     """The queries agents send through MCP `search_term` (abbreviation, English phrase,
     hyphenated name, no diacritics, typo) return the expected term first."""
     assert ranks[query][1] == 1, ranks[query]
+
+
+def test_english_words_find_their_polish_spelling(ranks):
+    """An English query word matches the Polish spelling of the same borrowed word ("server"
+    finds "serwerów"), so an English question finds the term that answers it in Polish
+    among the first three: "how do I debug an MCP server with curl" -> MCP Inspector."""
+    _slug, rank, top = ranks["how do I debug an MCP server with curl"]
+    assert rank is not None and rank <= 3, top
