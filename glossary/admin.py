@@ -103,6 +103,34 @@ def guarded_form(form_class):
     return Guarded
 
 
+CONFIRMED = "confirm_warnings"
+
+
+def confirmed_form(form_class):
+    """`form_class` (collecting `warnings`, as `TermAdminForm` does) that shows them before
+    saving: a form with warnings is sent back with them until the editor ticks "Zapisz mimo
+    ostrzeżeń"; then it saves and the admin repeats them as warning messages."""
+
+    class Confirmed(form_class):
+        confirm_warnings = forms.BooleanField(
+            label="Zapisz mimo ostrzeżeń",
+            required=False,
+            help_text="Zaznacz, jeśli ostrzeżenia nad formularzem dotyczą czegoś zamierzonego.",
+        )
+
+        def clean(self):
+            cleaned = super().clean()
+            warnings = getattr(self, "warnings", [])
+            if warnings and not cleaned.get(CONFIRMED):
+                raise ValidationError(
+                    [ValidationError(w, code="needs_confirmation") for w in warnings]
+                )
+            return cleaned
+
+    Confirmed.__name__ = form_class.__name__
+    return Confirmed
+
+
 class VisibilityFilter(admin.SimpleListFilter):
     """What readers see now, built on the QuerySet's one visibility rule."""
 
@@ -614,12 +642,22 @@ class TermAdmin(PublishableAdmin):
     fieldsets = (
         (None, {"fields": ("name", "slug", "short_definition", "body", "synonyms")}),
         ("Powiązania", {"fields": ("categories", "related")}),
-        ("Linkowanie pojęć", {"fields": ("autolink", "linkable")}),
+        (
+            "Linkowanie pojęć",
+            {"fields": ("autolink", "linkable", "unlinked_synonyms", CONFIRMED)},
+        ),
         ("Publikacja", {"fields": ("status", "published_at")}),
         ("Historia", {"fields": HISTORY_FIELDS, "classes": ("collapse",)}),
     )
 
+    def get_form(self, request, obj=None, change=False, **kwargs):
+        base = guarded_form(self.form) if obj is not None else self.form
+        kwargs.setdefault("form", confirmed_form(base))
+        return super().get_form(request, obj, change, **kwargs)
+
     def save_model(self, request, obj, form, change):
+        for warning in getattr(form, "warnings", []):
+            messages.warning(request, warning)
         services.save_term(
             obj,
             editor=request.user,

@@ -325,9 +325,9 @@ def _has_no_link_class(attributes: str) -> bool:
 # --- the published glossary as a linker, cached per process --------------------------------
 
 
-def link_forms(name: str, synonyms: list[str]) -> list[str]:
-    """The forms a term is linked by: its name first, then its synonyms."""
-    return [name, *synonyms]
+def link_forms(name: str, synonyms: list[str], unlinked=()) -> list[str]:
+    """The forms a term is linked by: its name first, then its synonyms but the `unlinked`."""
+    return [name, *(s for s in synonyms if s not in unlinked)]
 
 
 def _fingerprint(using: str):
@@ -361,20 +361,20 @@ def current_linker(*, using: str = DEFAULT_DB_ALIAS) -> Linker:
     if cached is not None and cached[0] == fingerprint:
         return cached[2]
     rows = tuple(
-        (pk, slug, name, definition, tuple(synonyms))
-        for pk, slug, name, definition, synonyms in Term.objects.db_manager(using)
+        (pk, slug, name, definition, tuple(link_forms(name, synonyms, unlinked)))
+        for pk, slug, name, definition, synonyms, unlinked in Term.objects.db_manager(using)
         .published()
         .filter(linkable=True)
         .order_by("sort_key", "id")
-        .values_list("id", "slug", "name", "short_definition", "synonyms")
+        .values_list("id", "slug", "name", "short_definition", "synonyms", "unlinked_synonyms")
     )
     if cached is not None and cached[1] == rows:
         linker = cached[2]
     else:
         linker = Linker(
             [
-                (Target(pk, slug, name, definition), link_forms(name, list(synonyms)))
-                for pk, slug, name, definition, synonyms in rows
+                (Target(pk, slug, name, definition), list(forms))
+                for pk, slug, name, definition, forms in rows
             ]
         )
     with _cache_lock:
@@ -403,10 +403,13 @@ class TermState:
 def state_of(term) -> TermState | None:
     if not (term.is_public and term.linkable):
         return None
-    return TermState(term.slug, term.short_definition, tuple(link_forms(term.name, term.synonyms)))
+    forms = link_forms(term.name, term.synonyms, term.unlinked_synonyms)
+    return TermState(term.slug, term.short_definition, tuple(forms))
 
 
-_STATE_FIELDS = ("id", "slug", "name", "synonyms", "short_definition", "linkable")
+_STATE_FIELDS = (
+    "id", "slug", "name", "synonyms", "short_definition", "linkable", "unlinked_synonyms",
+)  # fmt: skip
 
 
 def states_in_db(ids, *, using: str = DEFAULT_DB_ALIAS) -> dict[int, TermState | None]:
@@ -418,11 +421,12 @@ def states_in_db(ids, *, using: str = DEFAULT_DB_ALIAS) -> dict[int, TermState |
     manager = Term.objects.db_manager(using)
     for start in range(0, len(ids), _CHUNK):
         chunk = ids[start : start + _CHUNK]
-        for pk, slug, name, synonyms, definition, linkable in (
+        for pk, slug, name, synonyms, definition, linkable, unlinked in (
             manager.published().filter(pk__in=chunk).values_list(*_STATE_FIELDS)
         ):
             if linkable:
-                states[pk] = TermState(slug, definition, tuple(link_forms(name, synonyms)))
+                forms = link_forms(name, synonyms, unlinked)
+                states[pk] = TermState(slug, definition, tuple(forms))
     return states
 
 

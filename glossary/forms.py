@@ -10,6 +10,7 @@ otherwise reject during validation.
 
 from django import forms
 from django.core.exceptions import ValidationError
+from django.db.models import Q
 from django.utils import timezone
 
 from .models import (
@@ -22,7 +23,8 @@ from .models import (
     Term,
     clean_synonyms,
 )
-from .polish import polish_slugify
+from .polish import fold, polish_slugify
+from .stemming import stem, words
 
 
 class SynonymsField(forms.Field):
@@ -104,11 +106,52 @@ class EntryAdminForm(forms.ModelForm):
         return cleaned
 
 
+# A one-word name or synonym found in at least this share of the published texts (and in
+# at least COMMON_MIN_TEXTS of them) is an everyday word: linking it would send readers of
+# every text to this one term.
+COMMON_SHARE = 1 / 3
+COMMON_MIN_TEXTS = 5
+UNLINKED_NOT_SYNONYM = "Synonim bez linkowania musi być też na liście synonimów: {forms}."
+
+
+def texts_using(word: str, *, exclude_term=None) -> tuple[int, int]:
+    """(published texts whose definition, lead or body has `word`'s stem, published texts)
+    over terms and articles, the term `exclude_term` left out (4 queries)."""
+    token = f" {stem(word)} "
+    terms = Term.objects.published()
+    if exclude_term is not None:
+        terms = terms.exclude(pk=exclude_term)
+    articles = Article.objects.published()
+    found = terms.filter(Q(stems_definition__contains=token) | Q(stems_body__contains=token))
+    found_articles = articles.filter(Q(stems_lead__contains=token) | Q(stems_body__contains=token))
+    return found.count() + found_articles.count(), terms.count() + articles.count()
+
+
+def is_common_word(form: str, *, exclude_term=None) -> bool:
+    """Whether `form` is one everyday word: a single word in at least a third of the
+    published texts (and in at least COMMON_MIN_TEXTS). Phrases are never common."""
+    parts = words(form)
+    if len(parts) != 1:
+        return False
+    using, total = texts_using(parts[0], exclude_term=exclude_term)
+    return using >= COMMON_MIN_TEXTS and using >= total * COMMON_SHARE
+
+
 class TermAdminForm(EntryAdminForm):
+    """The term form. Besides errors it collects `warnings`, things an editor may want on
+    purpose: a new linked name or synonym that is an everyday word (every text would link
+    it), and a name or synonym that already names another term."""
+
     synonyms = SynonymsField(
         label="Synonimy",
         required=False,
         help_text="Jeden w wierszu: skróty, rozwinięcia, nazwy angielskie, formy odmienione.",
+    )
+    unlinked_synonyms = SynonymsField(
+        label="Synonimy bez linkowania",
+        required=False,
+        help_text="Jeden w wierszu, spośród synonimów: wyszukiwarka je zna, ale w innych "
+        "tekstach nie stają się odnośnikiem. Dla zwykłych słów (np. „serwer”, „klient”).",
     )
 
     class Meta:
@@ -119,11 +162,60 @@ class TermAdminForm(EntryAdminForm):
             "short_definition",
             "body",
             "synonyms",
+            "unlinked_synonyms",
             "categories",
             "related",
             "status",
             "published_at",
         )
+
+    def clean_unlinked_synonyms(self):
+        """The unlinked synonyms as written in the synonyms list (case and spacing)."""
+        unlinked = self.cleaned_data.get("unlinked_synonyms") or []
+        synonyms = {fold(s): s for s in self.cleaned_data.get("synonyms") or []}
+        missing = [u for u in unlinked if fold(u) not in synonyms]
+        if missing:
+            forms_ = ", ".join(f"„{m}”" for m in missing)
+            raise ValidationError(
+                UNLINKED_NOT_SYNONYM.format(forms=forms_), code="unlinked_not_synonym"
+            )
+        return [synonyms[fold(u)] for u in unlinked]
+
+    def clean(self):
+        cleaned = super().clean()
+        self.warnings = self._warnings(cleaned) if not self.errors else []
+        return cleaned
+
+    def _warnings(self, cleaned) -> list[str]:
+        """What the editor should confirm (see the class docstring), in Polish."""
+        name = cleaned.get("name") or ""
+        synonyms = cleaned.get("synonyms") or []
+        unlinked = {fold(u) for u in cleaned.get("unlinked_synonyms") or []}
+        before = {fold(f) for f in [self.instance.name, *self.instance.synonyms] if f}
+        new = [f for f in [name, *synonyms] if f and fold(f) not in before]
+        out = []
+        own = self.instance.pk
+        for form in new:
+            other = (
+                Term.objects.exclude(pk=own)
+                .filter(search_names__contains=f"| {fold(form)} |")
+                .values_list("name", flat=True)
+                .first()
+            )
+            if other is not None:
+                out.append(
+                    f"„{form}” to już nazwa albo synonim pojęcia „{other}”: "
+                    "czytelnik i wyszukiwarka nie odróżnią tych pojęć."
+                )
+        linked = cleaned.get("linkable", self.instance.linkable)
+        for form in new:
+            if linked and fold(form) not in unlinked and is_common_word(form, exclude_term=own):
+                out.append(
+                    f"„{form}” to zwykłe słowo (występuje w co najmniej co trzecim "
+                    "opublikowanym tekście): każde jego wystąpienie prowadziłoby do tego "
+                    "pojęcia. Jeśli to synonim, wpisz go też w „Synonimy bez linkowania”."
+                )
+        return out
 
     def clean_related(self):
         related = self.cleaned_data.get("related")

@@ -25,7 +25,7 @@ SHORT_DEFINITION_MAX = 300
 # the links; derived columns are recomputed on restore.
 TERM_REVISION_FIELDS = (
     "name", "slug", "short_definition", "body", "synonyms", "categories", "related", "status",
-    "published_at", "autolink", "linkable",
+    "published_at", "autolink", "linkable", "unlinked_synonyms",
 )  # fmt: skip
 ARTICLE_REVISION_FIELDS = (
     "title", "slug", "lead", "body", "author", "terms", "series", "series_order", "status",
@@ -217,6 +217,13 @@ class Term(Publishable):
         "linkuj to pojęcie w innych tekstach",
         default=True,
         help_text="Wyłącz dla pojęć, których nazwa jest zwykłym słowem (np. „klient”).",
+    )
+    unlinked_synonyms = models.JSONField(
+        "synonimy bez linkowania",
+        default=list,
+        blank=True,
+        help_text="Synonimy, które wyszukiwarka zna, ale które w innych tekstach nie stają się "
+        "odnośnikiem (zwykłe słowa, np. „serwer”).",
     )
     # Auto-linking (glossary/autolink.py): body_html with links, and the terms it mentions.
     linked_html = models.TextField(editable=False, blank=True, default="")

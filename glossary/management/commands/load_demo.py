@@ -1,17 +1,24 @@
 """`manage.py load_demo`: the demo glossary and articles, through glossary/importing.py.
 
 Loading is an upsert by slug, so running it again changes nothing; `make run` calls it with
-`--if-empty` so that it never touches a glossary someone has started editing.
+`--if-empty` so that it never touches a glossary someone has started editing. `linking.json`
+holds what the import format does not carry: which terms are not linked in other texts
+(their name is an everyday word) and which synonyms are searchable but not linked.
 """
 
+import json
 from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 from django.db import transaction
 
+from glossary import services
 from glossary.importexport import ImportErrors, decode, parse_json
 from glossary.importing import import_articles, import_terms
 from glossary.models import Term
+
+# The linking settings `linking.json` may give a term.
+LINKING_FIELDS = ("linkable", "unlinked_synonyms")
 
 DEMO_DIR = Path(__file__).resolve().parent.parent.parent / "demo"
 
@@ -39,6 +46,7 @@ class Command(BaseCommand):
         with transaction.atomic():
             terms = self.load(import_terms, directory / "terms.json")
             articles = self.load(import_articles, articles_path) if articles_path.exists() else None
+            self.apply_linking(directory / "linking.json")
         if verbosity >= 1:
             self.stdout.write(terms.summary())
             if articles is not None:
@@ -54,3 +62,23 @@ class Command(BaseCommand):
             return service(parse_json(decode(data)))
         except ImportErrors as exc:
             raise CommandError(f"{path.name}: {exc.render()}") from None
+
+    def apply_linking(self, path: Path) -> None:
+        """Give the terms named in `path` (if it exists) their linking settings, through the
+        term service (a revision, and the texts relinked); terms already so are left alone."""
+        if not path.exists():
+            return
+        try:
+            settings = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:
+            raise CommandError(f"{path.name}: nieczytelny plik ({exc}).") from None
+        for term in Term.objects.filter(slug__in=list(settings)):
+            values = settings[term.slug]
+            unknown = set(values) - set(LINKING_FIELDS)
+            if unknown:
+                raise CommandError(f"{path.name}: nieznane pola {sorted(unknown)} ({term.slug}).")
+            if all(getattr(term, name) == value for name, value in values.items()):
+                continue
+            for name, value in values.items():
+                setattr(term, name, value)
+            services.save_term(term, comment="Dane demonstracyjne: linkowanie.")
