@@ -520,6 +520,8 @@ class EntryViewSet(ContentViewSet):
         self.params = {**self.params, "context": "edit"}
         row, extra = self.read_for_edit(entry.pk)
         data = self.represent([row], **extra)[0]
+        if getattr(entry, "warnings", None):  # saved, but worth a look (glossary.forms)
+            data["warnings"] = entry.warnings
         headers = {"Location": data["_links"]["self"][0]["href"]} if status_code == 201 else {}
         validators = Validators(request, user_key=self.user_key())
         validators.for_entry(row)

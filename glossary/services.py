@@ -303,14 +303,15 @@ def _conflict(exc: IntegrityError) -> ValidationError:
 def write_term(*, editor, changes: dict, term: Term | None = None, via: str = "REST API") -> Term:
     """Create (`term` None) or update one term from `changes` (the model's field names:
     `name`, `slug`, `short_definition`, `body`, `synonyms`, `categories` and `related` as ids,
-    `status`, `published_at`), validated like the admin's form, saved by `save_term`."""
+    `status`, `published_at`), validated like the admin's form, saved by `save_term`. The
+    term's `warnings` list what the admin would have asked to confirm."""
     from .forms import TermAdminForm
 
     created = term is None
     form = _validated_form(TermAdminForm, term or Term(), changes)
     try:
         with transaction.atomic():
-            return save_term(
+            saved = save_term(
                 form.save(commit=False),
                 editor=editor,
                 categories=form.cleaned_data.get("categories"),
@@ -319,6 +320,9 @@ def write_term(*, editor, changes: dict, term: Term | None = None, via: str = "R
             )
     except IntegrityError as exc:  # a concurrent write took the slug or the name first
         raise _conflict(exc) from exc
+    # What the admin would have asked the editor to confirm (TermAdminForm.warnings).
+    saved.warnings = form.warnings
+    return saved
 
 
 def write_article(
