@@ -50,7 +50,7 @@ run: demo
 	$(VENV)/bin/uvicorn config.asgi:application --host $(HOST) --port $(PORT) --no-access-log --lifespan off
 
 superuser: migrate
-	$(PY) manage.py createsuperuser
+	$(PY) manage.py superuser
 
 lint: $(VENV)/.installed-dev
 	$(VENV)/bin/ruff check .

@@ -17,6 +17,7 @@ import re
 from datetime import datetime
 
 from django import forms
+from django.apps import apps as django_apps
 from django.contrib import admin, messages
 from django.contrib.admin.utils import unquote
 from django.contrib.auth.admin import UserAdmin as BaseUserAdmin
@@ -45,6 +46,9 @@ from .polish import fold
 admin.site.site_header = "Słownik — redakcja"
 admin.site.site_title = "Słownik — redakcja"
 admin.site.index_title = "Treści słownika"
+# django-axes names its admin section after itself; editors read Polish (its models' names come
+# from glossary/locale).
+django_apps.get_app_config("axes").verbose_name = "Logowanie: próby i blokady"
 
 HISTORY_FIELDS = ("created_at", "updated_at", "last_editor")
 EDITED_VERSION = "edited_version"
