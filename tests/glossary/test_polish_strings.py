@@ -56,5 +56,5 @@ def test_make_superuser_asks_in_polish(monkeypatch):
     assert "To hasło jest za krótkie" in err.getvalue()
     assert "Utworzono konto administratora „ewa”" in out.getvalue()
     assert User.objects.get(username="ewa").is_superuser
-    for text in prompts + [out.getvalue(), err.getvalue()]:
+    for text in [*prompts, out.getvalue(), err.getvalue()]:
         assert not re.search(r"[Pp]assword|leave blank|successfully", text), text
