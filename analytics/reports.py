@@ -29,6 +29,9 @@ class Report:
     days: int
     total: int = 0
     misses_total: int = 0
+    # Of misses_total: lookups with no query text (a call refused before searching, such as
+    # an empty or invalid query), which the list of missed queries cannot show.
+    misses_empty: int = 0
     misses: list[dict] = field(default_factory=list)
     top_terms: list[dict] = field(default_factory=list)
     clients: list[dict] = field(default_factory=list)
@@ -40,8 +43,13 @@ def build(*, source: str = Source.MCP, days: int = 30, now=None) -> Report:
     rows = Lookup.objects.filter(source=source, at__gte=since)
     report = Report(source=source, days=days)
 
-    totals = rows.aggregate(total=Sum("count"), misses=Sum("count", filter=Q(found=False)))
+    totals = rows.aggregate(
+        total=Sum("count"),
+        misses=Sum("count", filter=Q(found=False)),
+        empty=Sum("count", filter=Q(found=False, normalized="")),
+    )
     report.total, report.misses_total = totals["total"] or 0, totals["misses"] or 0
+    report.misses_empty = totals["empty"] or 0
 
     report.misses = list(
         rows.filter(found=False)

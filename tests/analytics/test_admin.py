@@ -168,3 +168,17 @@ def test_cleanup_refuses_zero_days():
     """--days 0 would delete everything: refused."""
     with pytest.raises(CommandError):
         call_command("cleanup_analytics", "--days", "0")
+
+
+def test_the_report_speaks_proper_polish_about_days_and_empty_misses(admin_client):
+    """The period reads "1 dzień" / "ostatnia doba" (never "1 dni"), and misses without a
+    query (calls refused before searching) are counted apart, so the total matches the list
+    plus them."""
+    lookup("agent memory")
+    lookup("")
+    lookup("", count=2)
+    html = admin_client.get(REPORT, {"dni": 1}).content.decode()
+    assert "1 dni" not in html and ">1 dzień</a>" in html and ">7 dni</a>" in html
+    assert "ostatnia doba" in html
+    assert "bez wyniku: <strong>4</strong>" in html
+    assert "w tym puste, z wywołań odrzuconych przed wyszukaniem: <strong>3</strong>" in html
