@@ -142,7 +142,12 @@ def exception_handler(exc, context):
     """DRF's EXCEPTION_HANDLER: every error as WordPress's error object."""
     request, view = context.get("request"), context.get("view")
     if isinstance(exc, django_exceptions.RequestDataTooBig):
-        exc = RestError("rest_request_too_large", "Treść żądania jest za duża.", 413)
+        limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
+        exc = RestError(
+            "rest_request_too_large",
+            f"Treść żądania jest za duża: najwyżej {limit:_} bajtów.".replace("_", "\u00a0"),
+            413,
+        )
     elif isinstance(exc, Http404):
         exc = exceptions.NotFound()
     elif isinstance(exc, django_exceptions.PermissionDenied):

@@ -21,7 +21,7 @@ from django.utils import timezone
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from glossary.models import Article, Status, Term
+from glossary.models import INVALID_SLUG, Article, Status, Term
 
 from . import links
 from .params import MAX_ID
@@ -369,6 +369,7 @@ class EntryWriteSerializer(serializers.Serializer):
     slug = serializers.RegexField(
         r"^[a-z0-9]+(?:-[a-z0-9]+)*$", required=False, allow_blank=True, max_length=200,
         help_text="Małe litery a–z, cyfry i myślniki; puste = z tytułu.",
+        error_messages={"invalid": INVALID_SLUG},
     )  # fmt: skip
     content = RawTextField(required=False, allow_blank=True, trim_whitespace=False)
     status = serializers.ChoiceField(

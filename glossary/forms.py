@@ -64,6 +64,11 @@ class EntryAdminForm(forms.ModelForm):
         super().__init__(*args, **kwargs)
         if "slug" in self.fields:
             self.fields["slug"].required = False
+            # Django's own message allows underscores and any letters; ours says what is.
+            self.fields["slug"].error_messages = {
+                **self.fields["slug"].error_messages,
+                "invalid": INVALID_SLUG,
+            }
             self.fields[
                 "slug"
             ].help_text = "Puste = utworzony z nazwy (polskie litery bez ogonków)."

@@ -58,3 +58,36 @@ def test_make_superuser_asks_in_polish(monkeypatch):
     assert User.objects.get(username="ewa").is_superuser
     for text in [*prompts, out.getvalue(), err.getvalue()]:
         assert not re.search(r"[Pp]assword|leave blank|successfully", text), text
+
+
+def test_titles_keep_an_abbreviation_with_the_next_word(client):
+    """An article title never breaks a line after an abbreviation such as "cz.": the space
+    after it is non-breaking on the article page, in lists and in search results."""
+    from django.urls import reverse
+
+    from tests.factories import make_article
+
+    article = make_article("MCP od podstaw, cz. 1: czym jest MCP, np. w praktyce")
+    pages = [
+        article.get_absolute_url(),
+        reverse("glossary:articles"),
+        reverse("glossary:search") + "?q=podstaw",
+    ]
+    for url in pages:
+        text = client.get(url).content.decode()
+        assert "cz.\u00a01" in text, url
+        assert "cz. 1" not in text.split("<body", 1)[1], url
+        assert "np.\u00a0w praktyce" in text, url
+
+
+def test_the_admin_says_which_characters_a_slug_may_have(admin_client):
+    """A slug with other characters is refused with the rule (lower-case a–z, digits,
+    hyphens), not Django's "letters, numbers, underscores or hyphens"."""
+    response = admin_client.post(
+        "/admin/glossary/term/add/",
+        {"name": "Test", "slug": "zła", "short_definition": "D.", "status": "draft",
+         "_save": "Zapisz"},
+    )  # fmt: skip
+    text = response.content.decode()
+    assert "Slug może zawierać tylko małe litery a–z, cyfry i myślniki." in text
+    assert "podkreślenia" not in text
