@@ -5,12 +5,14 @@ VENV := .venv
 PY := $(VENV)/bin/python
 PORT ?= 8000
 HOST ?= 127.0.0.1
+export HOST PORT
 
 .DEFAULT_GOAL := help
-.PHONY: help run test test-fast test-postgres test-sqlite test-live test-faults conformance conformance-install redis-server chromium nginx lint format superuser migrate demo bench clean messages
+.PHONY: help run run-production test test-fast test-postgres test-sqlite test-live test-faults conformance conformance-install redis-server chromium nginx lint format superuser migrate demo bench clean messages
 
 help:
 	@echo "make run        serve the demo glossary at http://$(HOST):$(PORT) (SQLite, no setup)"
+	@echo "make run-production  the same with DEBUG=0: the production error pages, locally"
 	@echo "make test       lint + full test suite on a throwaway PostgreSQL, then on SQLite"
 	@echo "make test-fast  the edit-test loop: SQLite, no live servers, no browser (under a minute)"
 	@echo "make test-live  only the tests with real peers (SDK client, curl, conformance) on PostgreSQL"
@@ -31,23 +33,19 @@ $(VENV)/.installed-dev: $(VENV)/.installed requirements-dev.txt
 	touch $@
 
 migrate: $(VENV)/.installed
-	$(PY) manage.py migrate --noinput -v 0
+	@$(PY) manage.py migrate --noinput -v 0
 
 demo: migrate
-	$(PY) manage.py load_demo --if-empty
-	$(PY) manage.py relink_texts -v 0
+	@$(PY) manage.py load_demo --if-empty
+	@$(PY) manage.py relink_texts -v 0
 
 run: demo
-	@echo
-	@echo "  Słownik: http://$(HOST):$(PORT)/   admin: http://$(HOST):$(PORT)/admin/"
-	@echo "  MCP endpoint: http://$(HOST):$(PORT)/wp-json/webflux/v1/mcp"
-	@echo "  No admin account yet? In another terminal: make superuser"
-	@echo
-	@# The canonical address lives in the database (glossary/site.py): follow HOST/PORT.
-	$(PY) manage.py site_url $${SITE_URL:-http://$(HOST):$(PORT)} >/dev/null
-	DEBUG=$${DEBUG:-1} SITE_URL=$${SITE_URL:-http://$(HOST):$(PORT)} \
-	MCP_ALLOWED_ORIGINS=$${MCP_ALLOWED_ORIGINS:-http://$(HOST):$(PORT),http://localhost:$(PORT)} \
-	$(VENV)/bin/uvicorn config.asgi:application --host $(HOST) --port $(PORT) --no-access-log --lifespan off
+	@scripts/run
+
+# The site as production serves it (DEBUG=0: the 404/500/503 pages, collected static files),
+# on plain http with a throwaway key: see README, "Production error pages locally".
+run-production: demo
+	@scripts/run production
 
 superuser: migrate
 	$(PY) manage.py superuser
