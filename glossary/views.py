@@ -57,7 +57,7 @@ class HomeView(TemplateView):
             latest_articles=list(selectors.latest_articles(limit=5)),
             recent_terms=list(selectors.recently_updated_terms(limit=8)),
             canonical_url=_absolute(reverse("glossary:home")),
-            # Agents learn of the MCP endpoint from the front page too (issue 14).
+            # Agents learn of the MCP endpoint from the front page too.
             mcp_url=_absolute(reverse("mcp_endpoint:mcp")),
             **kwargs,
         )
@@ -196,8 +196,7 @@ class ArticleListView(ListView):
 
 def article_view(request, slug: str):
     """An article page: readers get it through `_reader_page` (1 query when cached, 1 + 1
-    when rendered; a 304 rendered the whole page before, bench/mcp.py). Staff always get a
-    fresh render."""
+    when rendered; a 304 renders nothing). Staff always get a fresh render."""
     if request.user.is_staff:
         return _staff_article_view(request, slug)
     return _reader_page(request, ARTICLE_PAGES, slug, _article_page)

@@ -111,9 +111,10 @@ _ARTICLE_LABELS = {
 
 def _hits(kind: str, q: Query, rows, *, article: bool = False) -> list[Hit]:
     # Each hit is filled in directly rather than through the frozen dataclass's __init__,
-    # which sets every field by object.__setattr__: 2.6 µs a hit against 1.1 µs, and the
-    # hits were a tenth of an unseen search's Python. The fields and their values are the
-    # same (equality, hashing, repr and `dataclasses.replace` are the dataclass's own).
+    # which sets every field by object.__setattr__ and was a visible share of an unseen
+    # search's Python (docs/benchmarks.md, "REST lists, wave 14"). The fields and their
+    # values are the same (equality, hashing, repr and `dataclasses.replace` are the
+    # dataclass's own).
     labels = _ARTICLE_LABELS if article else _TERM_LABELS
     words = list(range(len(q.words)))
     coverage, score = ranking.COVERAGE, ranking.score

@@ -210,8 +210,7 @@ class Word(NamedTuple):
     alone: folded, whether it frames a question (`is_stop_word`), splits or announces a
     comparison, its stems and typo keys. Analysed once per word per process (`_analysis`): a
     query never seen before is mostly made of words seen before, and one lookup a word
-    replaced one per derived value (the engine's Python was ~0.2 ms of a `?search=`
-    request, issue 12)."""
+    replaces one per derived value (docs/benchmarks.md, "How the query stays fast")."""
 
     text: str
     folded: str
@@ -240,10 +239,10 @@ def polish_spellings(text: str) -> list[str]:
 def _analysis(text: str) -> tuple:
     """`Word`'s fields for `text`, as a plain tuple. Why plain: the cyclic garbage collector
     walks every object of a class (a named tuple included) on each full collection, and
-    leaves plain tuples of strings alone; 61,000 kept `Word` objects (a process that has
-    met that many distinct words) made each full collection a ~30 ms pause with the GIL
-    held, in the middle of whatever requests were running (bench/rest.py's cold searches:
-    the p99 of every scenario climbed round after round)."""
+    leaves plain tuples of strings alone; tens of thousands of kept `Word` objects (a
+    process that has met that many distinct words) make each full collection a long pause
+    with the GIL held, in the middle of whatever requests are running (docs/benchmarks.md,
+    "REST lists, wave 15")."""
     folded = fold(text)
     # Its stems: `query_stems`, an English plural's singular, a Polish alternation's base.
     stems = {*query_stems(text), *english_singulars(text), *polish_alternations(text)}
