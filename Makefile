@@ -48,7 +48,7 @@ run-production: demo
 	@scripts/run production
 
 superuser: migrate
-	$(PY) manage.py superuser
+	@$(PY) manage.py superuser
 
 lint: $(VENV)/.installed-dev
 	$(VENV)/bin/ruff check .

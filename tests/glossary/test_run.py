@@ -76,9 +76,10 @@ def _recipe(target: str) -> list[str]:
 
 
 def test_make_run_prints_its_banner_not_shell_lines_and_logs_requests():
-    """`make run` echoes none of its commands (every recipe line of run, demo and migrate is
-    silent) and the server logs each request (no --no-access-log)."""
-    for target in ("run", "run-production", "demo", "migrate"):
+    """`make run` and `make superuser` echo none of their commands (every recipe line of run,
+    demo, migrate and superuser is silent) and the server logs each request (no
+    --no-access-log)."""
+    for target in ("run", "run-production", "demo", "migrate", "superuser"):
         assert all(line.startswith("@") for line in _recipe(target)), target
     script = (ROOT / "scripts" / "run").read_text()
     assert "--no-access-log" not in script and "uvicorn" in script
