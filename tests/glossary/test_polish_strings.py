@@ -91,3 +91,14 @@ def test_the_admin_says_which_characters_a_slug_may_have(admin_client):
     text = response.content.decode()
     assert "Slug może zawierać tylko małe litery a–z, cyfry i myślniki." in text
     assert "podkreślenia" not in text
+
+
+def test_an_entry_without_revisions_is_described_in_proper_polish(admin_client):
+    """The history of an entry with no revision yet says so without a noun of the wrong
+    gender ("To artykuł"): "Ten wpis nie ma jeszcze zapisanych wersji"."""
+    from tests.factories import make_article
+
+    article = make_article("Bez historii")
+    text = admin_client.get(f"/admin/glossary/article/{article.pk}/history/").content.decode()
+    assert "Ten wpis nie ma jeszcze zapisanych wersji" in text
+    assert "To artykuł" not in text
