@@ -40,6 +40,7 @@ from django.db.models import Count, Max, Q, Sum
 from django.urls import reverse
 from django.utils.html import escape
 
+from .db import bulk
 from .markdown import NO_LINK_CLASS
 from .stemming import query_stems, stem, words
 
@@ -571,10 +572,8 @@ def _relink_model(model, items, using: str, link_many, changed: list) -> None:
             through.objects.using(using).filter(pk__in=remove[at : at + _CHUNK]).delete()
         if add:
             # Possibly many rows (an import): inserted without a model instance per row.
-            from .importing import insert_link_rows
-
             fields = (source.removesuffix("_id"), target.removesuffix("_id"))
-            insert_link_rows(through, fields, add)
+            bulk.insert_link_rows(through, fields, add)
     _store_html(model, pending, using)
 
 
@@ -628,9 +627,7 @@ def _store_html(model, updates: list[tuple[int, str]], using: str) -> None:
         )
         return
     table = connection.ops.quote_name(model._meta.db_table)
-    from .importing import COPY_FROM
-
-    if len(updates) < COPY_FROM:  # an edit's few texts: one statement
+    if len(updates) < bulk.COPY_FROM:  # an edit's few texts: one statement
         sql = (
             f"UPDATE {table} AS t SET linked_html = v.html "  # noqa: S608 (a model's table name)
             "FROM unnest(%s::bigint[], %s::text[]) AS v(id, html) WHERE t.id = v.id"

@@ -15,7 +15,6 @@ from django.db.models.functions import Lower
 from django.urls import reverse
 from django.utils import timezone
 
-from . import events
 from .markdown import render_markdown
 from .polish import fold, index_letter, polish_slugify, sort_key
 from .stemming import document_stems, names_field, stem, typo_keys
@@ -36,11 +35,16 @@ _WORDS = re.compile(r"[^\W_]+")
 _HYPHEN_ENDING = re.compile(r"-[a-ząćęłńóśźż]{1,3}\b")
 
 # The messages of the content rules, written once: the model's constraints and `clean()`, the
-# admin forms and the import (glossary/importing.py) all say the same thing.
+# admin forms and the import (glossary/importing/) all say the same thing.
 DEFINITION_REQUIRED = "Opublikowane pojęcie musi mieć krótką definicję."
 INVALID_SLUG = "Slug może zawierać tylko małe litery a–z, cyfry i myślniki."
 SELF_RELATED = "Pojęcie nie może być powiązane samo ze sobą."
 SERIES_ORDER_REQUIRED = "Artykuł w serii musi mieć numer kolejny."
+
+
+# What an entry was before a change when it is not (slug, was public): `before_state()`.
+NEW = "new"  # not saved yet: not public before
+UNKNOWN = "unknown"  # loaded with deferred fields: assume it may have been public
 
 
 class Status(models.TextChoices):
@@ -99,13 +103,24 @@ class Publishable(models.Model):
     def from_db(cls, db, field_names, values):
         """An entry loaded from the database remembers what it looked like (its before-state
         if it is saved later, glossary.events). Django's documented hook for loaded instances,
-        not a `post_init` receiver: that fired for every instance, and its dispatch and
-        snapshot cost ~19 µs of each row every page, REST list and MCP read turns into a model
-        (issue 16); an entry built in memory has nothing to remember (events treats it as new,
-        or as possibly public if it is saved with a primary key of its own)."""
+        not a `post_init` receiver, which would run for every instance built in memory too and
+        cost each row every page, REST list and MCP read turns into a model (docs/benchmarks.md,
+        "Cold reads"); an entry built in memory has nothing to remember (events treats it as
+        new, or as possibly public if it is saved with a primary key of its own)."""
         instance = super().from_db(db, field_names, values)
-        instance._glossary_before = events.snapshot(instance)
+        instance._glossary_before = instance.before_state()
         return instance
+
+    def before_state(self):
+        """What to remember of this entry before a change (glossary/events.py): (slug, was
+        public), NEW when it is not saved yet, or UNKNOWN when a field is deferred (reading
+        it would cost a query per instance)."""
+        values = self.__dict__
+        if self.pk is None:
+            return NEW
+        if not all(name in values for name in ("slug", "status", "published_at")):
+            return UNKNOWN
+        return (values["slug"], self.is_public)
 
     @property
     def is_public(self) -> bool:

@@ -5,7 +5,7 @@ Each service is one `@transaction.atomic` function that saves row by row through
 `Model.save()`, so derived columns, `updated_at` and `last_editor` can never go stale the
 way they would behind a bare `QuerySet.update()`; each is one revision (django-reversion)
 and keeps the stored auto-links right (glossary/autolink.py). The bulk import, which cannot
-afford row-by-row saves for 100,000 rows, is its own module (glossary/importing.py) and
+afford row-by-row saves for 100,000 rows, is its own module (glossary/importing/) and
 calls `relink_after_term_changes` and writes its revision in bulk.
 """
 
