@@ -12,9 +12,11 @@ from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import models
 from django.db.models.functions import Lower
-from django.urls import reverse
+from django.urls import get_script_prefix, get_urlconf, reverse
 from django.utils import timezone
 
+from .db.cache import LRU
+from .db.placeholders import SLUG
 from .markdown import render_markdown
 from .polish import fold, index_letter, polish_slugify, sort_key
 from .stemming import document_stems, names_field, stem, typo_keys
@@ -40,6 +42,33 @@ DEFINITION_REQUIRED = "Opublikowane pojęcie musi mieć krótką definicję."
 INVALID_SLUG = "Slug może zawierać tylko małe litery a–z, cyfry i myślniki."
 SELF_RELATED = "Pojęcie nie może być powiązane samo ze sobą."
 SERIES_ORDER_REQUIRED = "Artykuł w serii musi mieć numer kolejny."
+
+
+# The route of each kind of entry's page, and of its Markdown alternate (glossary/urls.py).
+ROUTES = {
+    "term": "glossary:term",
+    "article": "glossary:article",
+    "category": "glossary:category",
+    "series": "glossary:series",
+}
+MARKDOWN_ROUTES = {"term": "glossary:term-markdown", "article": "glossary:article-markdown"}
+# (route, script prefix, URLconf) -> the path before and after the slug.
+_ADDRESSES = LRU(64)
+
+
+def entry_path(kind: str, slug: str, *, markdown: bool = False) -> str:
+    """The public path of the entry of `kind` ("term", "article", "category", "series") with
+    `slug`, or of its Markdown alternate (terms and articles): the one function that builds an
+    entry's address (`get_absolute_url`, the auto-linker, feeds, JSON-LD, llms.txt;
+    `glossary.site.entry_url` makes it absolute for REST and MCP). The route is reversed once
+    per script prefix and URLconf with a stand-in slug; each call only puts the slug in."""
+    route = (MARKDOWN_ROUTES if markdown else ROUTES)[kind]
+    key = (route, get_script_prefix(), get_urlconf())
+    parts = _ADDRESSES.get(key)
+    if parts is None:
+        parts = _ADDRESSES.setdefault(key, tuple(reverse(route, kwargs={"slug": SLUG}).split(SLUG)))
+    head, tail = parts
+    return f"{head}{slug}{tail}"
 
 
 # What an entry was before a change when it is not (slug, was public): `before_state()`.
@@ -175,7 +204,7 @@ class Category(models.Model):
         super().save(*args, **kwargs)
 
     def get_absolute_url(self) -> str:
-        return reverse("glossary:category", kwargs={"slug": self.slug})
+        return entry_path("category", self.slug)
 
 
 class Term(Publishable):
@@ -296,7 +325,7 @@ class Term(Publishable):
         return self.name
 
     def get_absolute_url(self) -> str:
-        return reverse("glossary:term", kwargs={"slug": self.slug})
+        return entry_path("term", self.slug)
 
     @property
     def other_names(self) -> list[str]:
@@ -410,7 +439,7 @@ class Series(models.Model):
         return self.name
 
     def get_absolute_url(self) -> str:
-        return reverse("glossary:series", kwargs={"slug": self.slug})
+        return entry_path("series", self.slug)
 
 
 class Article(Publishable):
@@ -501,7 +530,7 @@ class Article(Publishable):
         return self.title
 
     def get_absolute_url(self) -> str:
-        return reverse("glossary:article", kwargs={"slug": self.slug})
+        return entry_path("article", self.slug)
 
     @property
     def author_name(self) -> str:

@@ -34,6 +34,7 @@ from urllib.parse import urlsplit
 from django.conf import settings
 from django.db import DatabaseError
 
+from .models import entry_path
 from .selectors.state import last_read
 
 logger = logging.getLogger("glossary")
@@ -110,6 +111,12 @@ def forget() -> None:
 def site_changed(sender, **kwargs) -> None:
     """post_save/post_delete of a Site in this process."""
     forget()
+
+
+def entry_url(kind: str, slug: str, *, markdown: bool = False) -> str:
+    """The absolute address of an entry's page (or its Markdown alternate): the canonical
+    origin and `glossary.models.entry_path`."""
+    return site_url() + entry_path(kind, slug, markdown=markdown)
 
 
 def site_url() -> str:

@@ -5,11 +5,15 @@ search's visibility rule) is compiled once from stand-in values, and each stand-
 among the compiled parameters: its position is where the real value goes on every later call.
 Every user takes its stand-ins from `stand_in` and finds them with `locate`, so no two pick
 values that could collide, and a stand-in the ORM transformed (and so cannot be found) makes
-the caller fall back to compiling each time rather than run a wrong statement.
+the caller fall back to compiling each time rather than run a wrong statement. An entry's
+address is the same trick on a URL (`SLUG`, `glossary.models.entry_path`).
 """
 
 from datetime import UTC, datetime, timedelta
 
+# Stands for a slug while an address is reversed once per route (`glossary.models.entry_path`):
+# a valid slug, so the route accepts it, and one no route's fixed part contains.
+SLUG = "stand-in-slug"
 # Stands for `now` while compiling: never a real clock reading.
 CLOCK = datetime(2000, 1, 2, 3, 4, 5, 678901, tzinfo=UTC)
 _BASE_INT = -7_000_000
