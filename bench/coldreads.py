@@ -1,4 +1,4 @@
-"""The distinct-key read workload of `bench/mcp.py` (issue 16): every key once, no repeats.
+"""The distinct-key read workload of `bench/mcp.py`: every key once, no repeats.
 
 A workload that rotates 50 slugs measures the result cache and the WSGI replay. Here every
 request of a scenario asks for something the server was not asked before in that run:

@@ -311,7 +311,7 @@ class Term(Publishable):
             models.Index(fields=["status", "published_at", "sort_key"]),
             # The A–Z order itself: a keyset page (list_terms, resources/list) is an index
             # range read without a sort, also under the generic plans of prepared
-            # statements (issue 16: 9 ms of PostgreSQL a page without it at 10,000 terms).
+            # statements (docs/benchmarks.md, "Cold reads").
             # It covers the visibility columns too (PostgreSQL; SQLite ignores INCLUDE): the
             # REST API's later pages skip their OFFSET over an index-only scan (api/queries.py).
             models.Index(

@@ -51,8 +51,8 @@ class ArticleDetail:
 
 # What an agent's text of an entry never reads: the page's HTML (agents get the Markdown the
 # editor wrote, glossary/markdown.py: markdown_for_agents) and the creation time. A term's
-# `linked_html` is most of its row (~7 KB, TOASTed); leaving both out of the MCP reads cut the
-# bytes PostgreSQL detoasts and the driver decodes per cold `get_term` (issue 16).
+# `linked_html` is most of its row (TOASTed); leaving both out of the MCP reads spares the
+# bytes PostgreSQL would detoast and the driver decode per cold `get_term`.
 PAGE_ONLY_COLUMNS = ("body_html", "linked_html", "created_at")
 
 
@@ -98,9 +98,9 @@ def _term_detail(*, slug: str, now: datetime, html: bool = True):
     )
 
 
-# One statement, not the row and then a UNION of its links: each statement cost ~225 µs of
-# client CPU in psycopg, and the correlated subqueries cost PostgreSQL no more than the UNION
-# did (term_detail ~580 -> ~440 µs of CPU a call at 10,000 terms; docs/benchmarks.md).
+# One statement, not the row and then a UNION of its links: each statement costs the client
+# CPU in psycopg, and the correlated subqueries cost PostgreSQL no more than the UNION does
+# (docs/benchmarks.md, "Cold reads, wave 5").
 _TERM_DETAIL = Prepared(_term_detail, slug=stand_in(str))
 _TERM_TEXT = Prepared(partial(_term_detail, html=False), slug=stand_in(str))
 

@@ -210,8 +210,8 @@ def with_entry_links(queryset, *, model: type[Term | Article], now: datetime, fu
     """`queryset` (readers' rows of `model`) with each row's published links as JSON
     columns, from the correlated subqueries of the detail reads: everything `term_links`/
     `article_links` give (`full`, for `_embed`) or only the ids a row shows (`EntryIds`).
-    Why: a list read its rows, then the links UNION; each statement cost ~225 µs of client
-    CPU, and the UNION's titles and summaries are read for nothing when nothing is embedded.
+    Why: reading the rows, then the links UNION, costs a statement's client CPU twice, and
+    the UNION's titles and summaries are read for nothing when nothing is embedded.
     `links_from_row` takes the columns back out of a row's values."""
     parts_of, _buckets = _ENTRY_BUCKETS[model]
     parts = parts_of(pk=OuterRef("pk"), now=now)
@@ -296,8 +296,8 @@ def entry_with_links(
     """A published term or article `pk` as a dict of `fields`, with its links as
     `term_links`/`article_links` give them to readers (same entries, same order), in one
     statement: the row with one JSON column per kind of link (`with_entry_links`), compiled
-    once per (model, fields, state). Why: the REST detail read the row, then the links UNION;
-    each statement cost ~225 µs of client CPU (term_detail, docs/benchmarks.md). The third
+    once per (model, fields, state). Why: each statement costs client CPU, so the row and its
+    links come in one (docs/benchmarks.md, "REST entry details in one statement"). The third
     item is the content state when `state` asks for it in the same statement
     (`with_content_state`), else None."""
     prepared = _ENTRY_ROWS.get((model, fields, state))

@@ -20,8 +20,9 @@ class Link(NamedTuple):
     """A lightweight reference to another entry, as pages and agents list them.
 
     A tuple, not a frozen dataclass: a detail read builds one per attached entry (~25 for a
-    term), and a frozen dataclass's `__init__` (one `object.__setattr__` per field) made
-    building and sorting them ~50 µs of a cold `get_term` (issue 16)."""
+    term), and a frozen dataclass's `__init__` (one `object.__setattr__` per field) makes
+    building and sorting them a visible part of a cold `get_term` (docs/benchmarks.md,
+    "Cold reads")."""
 
     kind: str
     id: int
@@ -57,7 +58,7 @@ ARTICLE_SEARCH_COLUMNS = ("search_text", "title_folded", "stems_title", "stems_l
 
 class _RowsField(JSONField):
     """The JSON arrays of attached rows, parsed by orjson: a detail read has four of them, and
-    the stdlib decoder JSONField uses cost ~10 µs each (bench/mcp.py, cold get_term). Only
+    the stdlib decoder JSONField uses is several times slower (bench/mcp.py, cold get_term). Only
     read, never written or queried into."""
 
     def from_db_value(self, value, expression, connection):

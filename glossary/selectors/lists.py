@@ -19,7 +19,7 @@ from ..polish import INDEX_LETTERS, OTHER_LETTER
 
 TERM_CARD_FIELDS = ("id", "name", "slug", "short_definition", "letter", "updated_at")
 # What a keyset page (`term_page`: MCP list_terms, resources/list) shows and pages by: no
-# timestamp, whose conversion was a fifth of a page's Python (issue 16).
+# timestamp, whose conversion is a fifth of a page's Python (docs/benchmarks.md, "Cold reads").
 TERM_PAGE_FIELDS = ("id", "name", "slug", "short_definition", "sort_key")
 
 
@@ -37,7 +37,7 @@ def term_index(
 
 def categories() -> list[tuple[str, str]]:
     """Every category as (slug, name), by name (1 query, compiled once: list_terms asks on
-    every call, and building the QuerySet was most of a first page's Python, issue 16)."""
+    every call, and building the QuerySet is most of a first page's Python)."""
     return _CATEGORIES()
 
 
@@ -69,8 +69,8 @@ def term_page(
                 # starts at the position and yields the page in order whatever the values.
                 # Why: the statement is prepared, and under `plan_cache_mode=force_generic_plan`
                 # (config/settings.py) the range-plus-OR form got a generic plan that read
-                # and sorted every published row after the position (7–46 ms a page at
-                # 10,000 terms; 0.16 ms this way, issue 16). SQLite has row values too.
+                # and sorted every published row after the position (docs/benchmarks.md,
+                # "Cold reads"). SQLite has row values too.
                 qs = qs.filter(GreaterThan(_row(F("sort_key"), F("id")), _row(key, pk)))
             return qs.values(*TERM_PAGE_FIELDS)[: limit + 1]
 

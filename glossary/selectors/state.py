@@ -92,8 +92,9 @@ class ConstantSQL(RawSQL):
 def with_content_state(queryset, *, now: datetime):
     """`queryset` with the content state's parts as extra columns (`STATE_COLUMNS`), the same
     subqueries `content_state()` runs, so that one statement reads a row and the state its
-    ETag is keyed by (`state_from_row`). Why: a REST detail read the state, then the row:
-    two round trips, each ~0.2 ms of the server's CPU (issue 12). Text output fields: no
+    ETag is keyed by (`state_from_row`). Why: reading the state, then the row, is two round
+    trips, each costing the server's CPU (docs/benchmarks.md, "Cold reads, wave 8"). Text
+    output fields: no
     converter runs, so the values are the driver's, exactly as `content_state()` gets them
     (SQLite's datetimes stay text there too), and both give equal keys."""
     when = connections[DEFAULT_DB_ALIAS].ops.adapt_datetimefield_value(now)
