@@ -799,7 +799,8 @@ def test_searches_of_one_shape_keep_their_drivers_adapters(client, glossary, man
     seen = []
     for query in ("pojęcie pierwsze", "pojęcie drugie", "pojęcie trzecie"):
         assert client.get(f"{API}/terms", {"search": query}).status_code == 200
-        (text, cursor), *_ = [
+        # Least recently used first: the last search statement is the one just run.
+        *_, (text, cursor) = [
             (t, c)
             for t, c in prepared._CURSORS[kept][1].items()
             if t and t.startswith("WITH ranked ")
