@@ -18,7 +18,7 @@ from collections.abc import Callable
 class LRU:
     """A bounded mapping that forgets the least recently used entry; thread-safe (a server
     worker may run several threads). `on_evict(value)` is called for each entry it forgets
-    (a kept cursor is closed), outside no lock other than its own."""
+    (a kept cursor is closed), after the entry has left the mapping, outside the lock."""
 
     def __init__(self, size: int, *, on_evict: Callable | None = None) -> None:
         self.size = size
@@ -27,11 +27,16 @@ class LRU:
         self._lock = threading.Lock()
 
     def get(self, key, default=None):
-        with self._lock:
-            value = self._data.get(key, default)
-            if value is not default:
-                self._data.move_to_end(key)
-            return value
+        # No lock: each OrderedDict operation is atomic, and an entry another thread evicts
+        # between the two is simply a miss. Reads are the hot path (kept cursors, statement
+        # shapes, joined texts: several per request).
+        data = self._data
+        try:
+            value = data[key]
+            data.move_to_end(key)
+        except KeyError:
+            return default
+        return value
 
     def put(self, key, value) -> None:
         with self._lock:

@@ -282,6 +282,7 @@ def test_prepared_reads_reuse_their_driver_cursor_and_follow_a_new_connection():
     from glossary.db import cursors
 
     connection = connections[DEFAULT_DB_ALIAS]
+    cursors._CURSORS.pop(connection, None)  # as a fresh process: no statement kept yet
     term = make_term("Gniazdo")
     selectors.term_detail(slug=term.slug)
     before = dict(cursors._CURSORS[connection][1].items())
