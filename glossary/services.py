@@ -18,6 +18,7 @@ from django.db.models import F
 from django.utils import formats, timezone
 
 from . import autolink, events
+from .forms import ArticleAdminForm, TermAdminForm
 from .models import Article, Category, PublicationClock, Status, Term
 
 
@@ -304,8 +305,6 @@ def write_term(*, editor, changes: dict, term: Term | None = None, via: str = "R
     """Create (`term` None) or update one term from `changes` (the model's field names:
     `name`, `slug`, `short_definition`, `body`, `synonyms`, `categories` and `related` as ids,
     `status`, `published_at`), validated like the admin's form, saved by `save_term`."""
-    from .forms import TermAdminForm
-
     created = term is None
     form = _validated_form(TermAdminForm, term or Term(), changes)
     try:
@@ -327,8 +326,6 @@ def write_article(
     """Create or update one article (`title`, `slug`, `lead`, `body`, `terms` as ids, `series`
     id, `series_order`, `status`, `published_at`, `author` id). A new article's author is the
     editor unless `changes` names one, as in the admin. Saved by `save_article`."""
-    from .forms import ArticleAdminForm
-
     created = article is None
     if created:
         article = Article()
