@@ -1,4 +1,4 @@
-"""glossary/db/: the one placeholder mechanism and the one bounded cache."""
+"""glossary/db/: the one placeholder mechanism, the one bounded cache, the driver settings."""
 
 from datetime import datetime
 
@@ -49,3 +49,31 @@ def test_lru_forgets_the_least_recently_used_and_says_so():
     assert gone == [2, 3]
     cache.clear()
     assert sorted(gone) == [1, 2, 3, 4] and len(cache) == 0
+
+
+def test_importing_the_settings_leaves_the_driver_alone():
+    """Importing the settings changes nothing outside them: the psycopg tuning is applied by
+    `GlossaryConfig.ready` (glossary/db/driver.py), once Django is set up on PostgreSQL."""
+    import os
+    import subprocess
+    import sys
+
+    from tests.processes import ROOT
+
+    code = (
+        "import config.settings\n"
+        "from psycopg import _queries\n"
+        "before = _queries.MAX_CACHED_STATEMENT_LENGTH\n"
+        "import django\n"
+        "django.setup()\n"
+        "print(before, _queries.MAX_CACHED_STATEMENT_LENGTH)\n"
+    )
+    env = {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": "config.settings",
+        "DATABASE_URL": "postgres://nobody@localhost:1/none",  # never connected to
+    }
+    out = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, check=True
+    ).stdout.split()
+    assert int(out[0]) < 16 * 1024 <= int(out[1])
