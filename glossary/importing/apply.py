@@ -16,11 +16,7 @@ from django.utils import timezone
 from .. import autolink, events
 from ..db.bulk import BATCH, bulk_insert, chunks, insert_link_rows, server_side_binding
 from ..importexport import SourceRow
-from ..models import (
-    TERM_REVISION_FIELDS,
-    Category,
-    Term,
-)
+from ..models import TERM_REVISION_FIELDS, Category, Term
 from ..services import relink_after_term_changes
 from .check import check_terms
 from .plan import _UPDATED_FIELDS, TermPlan, plan_terms

@@ -7,12 +7,7 @@ from collections.abc import Iterable
 from django.db import transaction
 
 from ..importexport import ImportErrors, SourceRow
-from ..models import (
-    SERIES_ORDER_REQUIRED,
-    Article,
-    Series,
-    Term,
-)
+from ..models import SERIES_ORDER_REQUIRED, Article, Series, Term
 from ..services import save_article
 from .check import _ARTICLE_KEYS, _ARTICLE_SLUG_MAX, _TITLE_MAX, _RowCheck
 from .plan import _unique_slug

@@ -2,9 +2,7 @@
 
 from collections import defaultdict
 
-from ..models import (
-    Term,
-)
+from ..models import Term
 from ..polish import sort_key
 
 

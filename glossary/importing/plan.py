@@ -7,10 +7,7 @@ from dataclasses import dataclass
 from django.db.models import Q
 
 from ..db.bulk import chunks
-from ..models import (
-    Category,
-    Term,
-)
+from ..models import Category, Term
 from ..polish import polish_slugify
 from .check import _TermRow
 from .report import ImportReport

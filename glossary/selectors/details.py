@@ -6,12 +6,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from functools import partial
 
-from django.db.models import (
-    F,
-    IntegerField,
-    OuterRef,
-    Value,
-)
+from django.db.models import F, IntegerField, OuterRef, Value
 from django.utils import timezone
 
 from ..db.placeholders import stand_in

@@ -5,15 +5,7 @@ statement."""
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from django.db.models import (
-    CharField,
-    F,
-    Func,
-    JSONField,
-    OuterRef,
-    Subquery,
-    Value,
-)
+from django.db.models import CharField, F, Func, JSONField, OuterRef, Subquery, Value
 from django.db.models.functions import Cast
 
 from ..db.cache import LRU

@@ -5,14 +5,7 @@ from operator import itemgetter
 from typing import NamedTuple
 
 import orjson
-from django.db.models import (
-    CharField,
-    F,
-    Func,
-    JSONField,
-    Subquery,
-    Value,
-)
+from django.db.models import CharField, F, Func, JSONField, Subquery, Value
 from django.db.models.functions import Cast
 
 

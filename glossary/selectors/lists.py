@@ -3,12 +3,7 @@ and the whole texts for agents (/llms-full.txt)."""
 
 from datetime import datetime
 
-from django.db.models import (
-    CharField,
-    F,
-    Func,
-    Value,
-)
+from django.db.models import CharField, F, Func, Value
 from django.db.models.lookups import GreaterThan
 
 from ..db.cache import LRU
