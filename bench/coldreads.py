@@ -1,4 +1,4 @@
-"""The distinct-key read workload of `bench/mcp.py` (issue 16): every key once, no repeats.
+"""The distinct-key read workload of `bench/mcp.py`: every key once, no repeats.
 
 A workload that rotates 50 slugs measures the result cache and the WSGI replay. Here every
 request of a scenario asks for something the server was not asked before in that run:
@@ -26,7 +26,8 @@ from __future__ import annotations
 import json
 import random
 
-from bench.mcp import MODERN
+from bench.capture import _template, capture_statements, detail_template
+from bench.protocol import MODERN
 
 CACHE_ON_SIZE = 256
 PROMPT = "explain_term"
@@ -81,7 +82,6 @@ def capture(path) -> list[str]:
     `article_detail` and of `term_page` per filter shape; returns problems found."""
     from django.utils import timezone
 
-    from bench.mcp import _template, capture_statements, detail_template
     from glossary.models import Article
     from glossary.selectors import _article_by_slug, _article_links, term_page
 

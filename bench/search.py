@@ -168,10 +168,10 @@ def run_size(
 
     call_command("migrate", verbosity=0, interactive=False)
     if columns_only:  # see the module docstring: search reads neither
-        import glossary.importing
+        import glossary.importing.apply
 
-        glossary.importing.relink_after_term_changes = lambda *args, **kwargs: None
-        glossary.importing._import_revision = lambda term_ids: None
+        glossary.importing.apply.relink_after_term_changes = lambda *args, **kwargs: None
+        glossary.importing.apply._import_revision = lambda term_ids: None
     generate_s = import_s = 0.0
     done = 0
     t0 = time.perf_counter()

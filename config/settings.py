@@ -18,8 +18,6 @@ import dj_database_url
 from csp.constants import NONCE, NONE, SELF
 from django.core.exceptions import ImproperlyConfigured
 
-from config.driver import cache_long_statements
-
 BASE_DIR = Path(__file__).resolve().parent.parent
 
 
@@ -177,9 +175,6 @@ DATABASES = {
     )
 }
 if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
-    # psycopg keeps its conversion of a statement's placeholders for every statement of ours,
-    # the long search statements included (config/driver.py).
-    cache_long_statements()
     # A pool is required under ASGI (persistent connections leak there); it cannot be
     # combined with CONN_MAX_AGE, so it is opt-in for WSGI deployments that prefer the latter.
     if env_bool("DB_POOL", False):

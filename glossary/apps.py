@@ -10,9 +10,15 @@ class GlossaryConfig(AppConfig):
         import reversion
         from django.apps import apps
         from django.contrib.sites.models import Site
+        from django.db import connections
         from django.db.models.signals import post_delete, post_migrate, post_save
 
         from . import site
+        from .db import driver
+
+        # psycopg keeps its conversion of a statement's placeholders for every statement of
+        # ours, the long search statements included (glossary/db/driver.py).
+        driver.configure(connections["default"].vendor)
 
         # The canonical address (glossary/site.py): a new site gets SITE_URL, after
         # django.contrib.sites has created its placeholder; a changed one is read again.

@@ -25,7 +25,6 @@ from __future__ import annotations
 import itertools
 import os
 import re
-import threading
 from bisect import bisect_left
 from collections import defaultdict
 from concurrent.futures import ProcessPoolExecutor
@@ -37,10 +36,12 @@ from multiprocessing import get_all_start_methods, get_context
 import ahocorasick
 from django.db import DEFAULT_DB_ALIAS, connections
 from django.db.models import Count, Max, Q, Sum
-from django.urls import reverse
 from django.utils.html import escape
 
+from .db import bulk
+from .db.cache import LRU
 from .markdown import NO_LINK_CLASS
+from .models import Article, Term, entry_path
 from .stemming import query_stems, stem, words
 
 LINK_CLASS = "term-link"
@@ -171,7 +172,6 @@ class Linker:
         self.patterns = len(patterns)
         if patterns:
             self.automaton.make_automaton()
-        self._url = reverse("glossary:term", kwargs={"slug": "__slug__"})
         self._word_ids: dict[str, str] = {}
 
     def link(self, html: str, *, exclude: int | None = None) -> Result:
@@ -309,7 +309,7 @@ class Linker:
         anchor = self._anchors.get(index)
         if anchor is None:
             target = self.targets[index]
-            url = self._url.replace("__slug__", target.slug)
+            url = entry_path("term", target.slug)
             anchor = self._anchors[index] = (
                 f'<a href="{escape(url)}" class="{LINK_CLASS}" '
                 f'data-term="{escape(target.slug)}" title="{escape(target.definition)}">'
@@ -333,8 +333,6 @@ def link_forms(name: str, synonyms: list[str], unlinked=()) -> list[str]:
 def _fingerprint(using: str):
     """What the linker depends on, in one aggregate query: any publish, unpublish, rename,
     synonym or definition edit, linkable switch or deletion changes one of these."""
-    from .models import Term
-
     row = (
         Term.objects.db_manager(using)
         .published()
@@ -344,20 +342,17 @@ def _fingerprint(using: str):
     return (row["n"], row["changed"], row["ids"])
 
 
-_cache_lock = threading.Lock()
-_cached: dict[tuple, tuple[object, tuple, Linker]] = {}
+# Per database (vendor, name): (fingerprint, rows, linker).
+_cached = LRU(4)
 
 
 def current_linker(*, using: str = DEFAULT_DB_ALIAS) -> Linker:
     """The linker for the glossary as published now: 1 query when nothing changed; when the
     fingerprint moved, the published terms are read (1 query) and the automaton is rebuilt
     only if what links show changed (a body edit moves the fingerprint, not the links)."""
-    from .models import Term
-
     key = (connections[using].vendor, connections[using].settings_dict.get("NAME"))
     fingerprint = _fingerprint(using)
-    with _cache_lock:
-        cached = _cached.get(key)
+    cached = _cached.get(key)
     if cached is not None and cached[0] == fingerprint:
         return cached[2]
     rows = tuple(
@@ -377,14 +372,12 @@ def current_linker(*, using: str = DEFAULT_DB_ALIAS) -> Linker:
                 for pk, slug, name, definition, forms in rows
             ]
         )
-    with _cache_lock:
-        _cached[key] = (fingerprint, rows, linker)
+    _cached.put(key, (fingerprint, rows, linker))
     return linker
 
 
 def clear_cache() -> None:
-    with _cache_lock:
-        _cached.clear()
+    _cached.clear()
 
 
 # --- keeping stored links correct as the glossary changes ------------------------------------
@@ -414,8 +407,6 @@ _STATE_FIELDS = (
 
 def states_in_db(ids, *, using: str = DEFAULT_DB_ALIAS) -> dict[int, TermState | None]:
     """The stored link state of the terms `ids` (1 query per 900 ids); unknown ids are absent."""
-    from .models import Term
-
     ids = sorted(set(ids))
     states: dict[int, TermState | None] = dict.fromkeys(ids)
     manager = Term.objects.db_manager(using)
@@ -447,8 +438,6 @@ def texts_affected(
     (term id -> (before, after)): the texts that mention a changed term now (its address,
     tooltip or very existence changed), and the texts that may contain a form it gained, found
     through the stored word stems (`stems_body`, the search columns) without reading bodies."""
-    from .models import Article, Term
-
     changed = {pk for pk, (before, after) in changes.items() if before != after}
     terms, articles = set(), set()
     if not changed:
@@ -510,8 +499,6 @@ def relink(
     and `articles` hold ids or instances; an instance is updated in memory too, so a caller
     that saves it again keeps the links. Returns the texts whose links changed (ids by
     model), for the caller to announce."""
-    from .models import Article, Term
-
     linker = linker or current_linker(using=using)
     changed = []
     with _workers(linker, len(terms) + len(articles)) as link_many:
@@ -522,8 +509,6 @@ def relink(
 
 def _relink_model(model, items, using: str, link_many, changed: list) -> None:
     """`relink` for one model's texts, a chunk at a time."""
-    from .models import Term
-
     instances = {item.pk: item for item in items if isinstance(item, model)}
     ids = sorted({item.pk if isinstance(item, model) else item for item in items})
     through = model.mentions.through
@@ -575,10 +560,8 @@ def _relink_model(model, items, using: str, link_many, changed: list) -> None:
             through.objects.using(using).filter(pk__in=remove[at : at + _CHUNK]).delete()
         if add:
             # Possibly many rows (an import): inserted without a model instance per row.
-            from .importing import insert_link_rows
-
             fields = (source.removesuffix("_id"), target.removesuffix("_id"))
-            insert_link_rows(through, fields, add)
+            bulk.insert_link_rows(through, fields, add)
     _store_html(model, pending, using)
 
 
@@ -632,9 +615,7 @@ def _store_html(model, updates: list[tuple[int, str]], using: str) -> None:
         )
         return
     table = connection.ops.quote_name(model._meta.db_table)
-    from .importing import COPY_FROM
-
-    if len(updates) < COPY_FROM:  # an edit's few texts: one statement
+    if len(updates) < bulk.COPY_FROM:  # an edit's few texts: one statement
         sql = (
             f"UPDATE {table} AS t SET linked_html = v.html "  # noqa: S608 (a model's table name)
             "FROM unnest(%s::bigint[], %s::text[]) AS v(id, html) WHERE t.id = v.id"

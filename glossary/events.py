@@ -33,6 +33,7 @@ from django.db import DEFAULT_DB_ALIAS, transaction
 from django.db.models import Model
 
 from . import oncommit
+from .models import NEW, UNKNOWN, Article, Term
 
 logger = logging.getLogger(__name__)
 
@@ -46,10 +47,9 @@ KINDS = ("term", "article")
 # would cost more than they tell: one `bulk` event replaces them.
 BULK_LIMIT = 100
 
-# What was true of an entry before the transaction touched it.
-NEW = "new"  # created in this transaction: not public before
+# What was true of an entry before the transaction touched it: (slug, was public), or NEW and
+# UNKNOWN (glossary.models, `Publishable.before_state`), or SAME.
 SAME = "same"  # only its links changed: visibility and slug as they are now
-UNKNOWN = "unknown"  # loaded with deferred fields: assume it may have been public
 
 _CHUNK = 500
 
@@ -115,24 +115,11 @@ class _Batch:
 
 
 def _kind_of(model) -> str | None:
-    from .models import Article, Term
-
     if issubclass(model, Term):
         return "term"
     if issubclass(model, Article):
         return "article"
     return None
-
-
-def snapshot(instance: Model):
-    """The before-state to remember for an instance just loaded or saved: (slug, was public),
-    or UNKNOWN when a field is deferred (reading it would cost a query per instance)."""
-    values = instance.__dict__
-    if instance.pk is None:
-        return NEW
-    if not all(name in values for name in ("slug", "status", "published_at")):
-        return UNKNOWN
-    return (values["slug"], instance.is_public)
 
 
 def _batch(using: str) -> _Batch:
@@ -166,7 +153,7 @@ def entry_saved(instance: Model, *, created: bool, using: str = DEFAULT_DB_ALIAS
         return
     before = NEW if created else getattr(instance, "_glossary_before", UNKNOWN)
     _touch(kind, instance.pk, before, using=using)
-    instance._glossary_before = snapshot(instance)
+    instance._glossary_before = instance.before_state()
 
 
 def entry_deleted(instance: Model, *, using: str = DEFAULT_DB_ALIAS) -> None:
@@ -198,14 +185,12 @@ def entries_changed(entries: Iterable[Model], *, using: str = DEFAULT_DB_ALIAS) 
         if kind is None or instance.pk is None:
             continue
         _touch(kind, instance.pk, getattr(instance, "_glossary_before", NEW), using=using)
-        instance._glossary_before = snapshot(instance)
+        instance._glossary_before = instance.before_state()
 
 
 def resolve(entries: dict[tuple[str, int], _Pending], *, using: str) -> list[Change]:
     """Compare each touched entry's before-state with the committed database (one query per
     kind and chunk) and say what the public saw change."""
-    from .models import Article, Term
-
     models = {"term": Term, "article": Article}
     changes: list[Change] = []
     for kind in KINDS:

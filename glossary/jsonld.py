@@ -6,6 +6,7 @@ details with absolute URLs on the canonical address (glossary/site.py); the temp
 from django.conf import settings
 from django.urls import reverse
 
+from .models import entry_path
 from .selectors import ArticleDetail, TermDetail
 from .site import site_url
 
@@ -61,7 +62,7 @@ def article_jsonld(detail: ArticleDetail) -> dict:
             {
                 "@type": "DefinedTerm",
                 "name": link.title,
-                "url": _absolute(reverse("glossary:term", kwargs={"slug": link.slug})),
+                "url": _absolute(entry_path("term", link.slug)),
             }
             for link in detail.terms
         ],

@@ -28,6 +28,7 @@ from django.conf import settings
 from django.urls import reverse
 
 from .markdown import html_to_markdown
+from .models import entry_path
 
 MARKDOWN_TYPE = "text/markdown; charset=utf-8"
 # Plain-text fields (names, definitions, leads) as Markdown text: backslash-escape what would
@@ -61,10 +62,10 @@ class Site:
         self.absolute = absolute
 
     def page(self, route: str, slug: str) -> str:
-        return self.absolute(reverse(f"glossary:{route}", kwargs={"slug": slug}))
+        return self.absolute(entry_path(route, slug))
 
     def markdown(self, route: str, slug: str) -> str:
-        return self.absolute(reverse(f"glossary:{route}-markdown", kwargs={"slug": slug}))
+        return self.absolute(entry_path(route, slug, markdown=True))
 
 
 def term_markdown(detail, site: Site) -> str:

@@ -12,10 +12,11 @@ from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import models
 from django.db.models.functions import Lower
-from django.urls import reverse
+from django.urls import get_script_prefix, get_urlconf, reverse
 from django.utils import timezone
 
-from . import events
+from .db.cache import LRU
+from .db.placeholders import SLUG
 from .markdown import render_markdown
 from .polish import fold, index_letter, polish_slugify, sort_key
 from .stemming import document_stems, names_field, stem, typo_keys
@@ -36,11 +37,43 @@ _WORDS = re.compile(r"[^\W_]+")
 _HYPHEN_ENDING = re.compile(r"-[a-ząćęłńóśźż]{1,3}\b")
 
 # The messages of the content rules, written once: the model's constraints and `clean()`, the
-# admin forms and the import (glossary/importing.py) all say the same thing.
+# admin forms and the import (glossary/importing/) all say the same thing.
 DEFINITION_REQUIRED = "Opublikowane pojęcie musi mieć krótką definicję."
 INVALID_SLUG = "Slug może zawierać tylko małe litery a–z, cyfry i myślniki."
 SELF_RELATED = "Pojęcie nie może być powiązane samo ze sobą."
 SERIES_ORDER_REQUIRED = "Artykuł w serii musi mieć numer kolejny."
+
+
+# The route of each kind of entry's page, and of its Markdown alternate (glossary/urls.py).
+ROUTES = {
+    "term": "glossary:term",
+    "article": "glossary:article",
+    "category": "glossary:category",
+    "series": "glossary:series",
+}
+MARKDOWN_ROUTES = {"term": "glossary:term-markdown", "article": "glossary:article-markdown"}
+# (route, script prefix, URLconf) -> the path before and after the slug.
+_ADDRESSES = LRU(64)
+
+
+def entry_path(kind: str, slug: str, *, markdown: bool = False) -> str:
+    """The public path of the entry of `kind` ("term", "article", "category", "series") with
+    `slug`, or of its Markdown alternate (terms and articles): the one function that builds an
+    entry's address (`get_absolute_url`, the auto-linker, feeds, JSON-LD, llms.txt;
+    `glossary.site.entry_url` makes it absolute for REST and MCP). The route is reversed once
+    per script prefix and URLconf with a stand-in slug; each call only puts the slug in."""
+    route = (MARKDOWN_ROUTES if markdown else ROUTES)[kind]
+    key = (route, get_script_prefix(), get_urlconf())
+    parts = _ADDRESSES.get(key)
+    if parts is None:
+        parts = _ADDRESSES.setdefault(key, tuple(reverse(route, kwargs={"slug": SLUG}).split(SLUG)))
+    head, tail = parts
+    return f"{head}{slug}{tail}"
+
+
+# What an entry was before a change when it is not (slug, was public): `before_state()`.
+NEW = "new"  # not saved yet: not public before
+UNKNOWN = "unknown"  # loaded with deferred fields: assume it may have been public
 
 
 class Status(models.TextChoices):
@@ -99,13 +132,24 @@ class Publishable(models.Model):
     def from_db(cls, db, field_names, values):
         """An entry loaded from the database remembers what it looked like (its before-state
         if it is saved later, glossary.events). Django's documented hook for loaded instances,
-        not a `post_init` receiver: that fired for every instance, and its dispatch and
-        snapshot cost ~19 µs of each row every page, REST list and MCP read turns into a model
-        (issue 16); an entry built in memory has nothing to remember (events treats it as new,
-        or as possibly public if it is saved with a primary key of its own)."""
+        not a `post_init` receiver, which would run for every instance built in memory too and
+        cost each row every page, REST list and MCP read turns into a model (docs/benchmarks.md,
+        "Cold reads"); an entry built in memory has nothing to remember (events treats it as
+        new, or as possibly public if it is saved with a primary key of its own)."""
         instance = super().from_db(db, field_names, values)
-        instance._glossary_before = events.snapshot(instance)
+        instance._glossary_before = instance.before_state()
         return instance
+
+    def before_state(self):
+        """What to remember of this entry before a change (glossary/events.py): (slug, was
+        public), NEW when it is not saved yet, or UNKNOWN when a field is deferred (reading
+        it would cost a query per instance)."""
+        values = self.__dict__
+        if self.pk is None:
+            return NEW
+        if not all(name in values for name in ("slug", "status", "published_at")):
+            return UNKNOWN
+        return (values["slug"], self.is_public)
 
     @property
     def is_public(self) -> bool:
@@ -160,7 +204,7 @@ class Category(models.Model):
         super().save(*args, **kwargs)
 
     def get_absolute_url(self) -> str:
-        return reverse("glossary:category", kwargs={"slug": self.slug})
+        return entry_path("category", self.slug)
 
 
 class Term(Publishable):
@@ -274,7 +318,7 @@ class Term(Publishable):
             models.Index(fields=["status", "published_at", "sort_key"]),
             # The A–Z order itself: a keyset page (list_terms, resources/list) is an index
             # range read without a sort, also under the generic plans of prepared
-            # statements (issue 16: 9 ms of PostgreSQL a page without it at 10,000 terms).
+            # statements (docs/benchmarks.md, "Cold reads").
             # It covers the visibility columns too (PostgreSQL; SQLite ignores INCLUDE): the
             # REST API's later pages skip their OFFSET over an index-only scan (api/queries.py).
             models.Index(
@@ -288,7 +332,7 @@ class Term(Publishable):
         return self.name
 
     def get_absolute_url(self) -> str:
-        return reverse("glossary:term", kwargs={"slug": self.slug})
+        return entry_path("term", self.slug)
 
     @property
     def other_names(self) -> list[str]:
@@ -402,7 +446,7 @@ class Series(models.Model):
         return self.name
 
     def get_absolute_url(self) -> str:
-        return reverse("glossary:series", kwargs={"slug": self.slug})
+        return entry_path("series", self.slug)
 
 
 class Article(Publishable):
@@ -493,7 +537,7 @@ class Article(Publishable):
         return self.title
 
     def get_absolute_url(self) -> str:
-        return reverse("glossary:article", kwargs={"slug": self.slug})
+        return entry_path("article", self.slug)
 
     @property
     def author_name(self) -> str:

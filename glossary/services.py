@@ -5,7 +5,7 @@ Each service is one `@transaction.atomic` function that saves row by row through
 `Model.save()`, so derived columns, `updated_at` and `last_editor` can never go stale the
 way they would behind a bare `QuerySet.update()`; each is one revision (django-reversion)
 and keeps the stored auto-links right (glossary/autolink.py). The bulk import, which cannot
-afford row-by-row saves for 100,000 rows, is its own module (glossary/importing.py) and
+afford row-by-row saves for 100,000 rows, is its own module (glossary/importing/) and
 calls `relink_after_term_changes` and writes its revision in bulk.
 """
 
@@ -18,6 +18,7 @@ from django.db.models import F
 from django.utils import formats, timezone
 
 from . import autolink, events
+from .forms import ArticleAdminForm, TermAdminForm
 from .models import Article, Category, PublicationClock, Status, Term
 
 
@@ -305,8 +306,6 @@ def write_term(*, editor, changes: dict, term: Term | None = None, via: str = "R
     `name`, `slug`, `short_definition`, `body`, `synonyms`, `categories` and `related` as ids,
     `status`, `published_at`), validated like the admin's form, saved by `save_term`. The
     term's `warnings` list what the admin would have asked to confirm."""
-    from .forms import TermAdminForm
-
     created = term is None
     form = _validated_form(TermAdminForm, term or Term(), changes)
     try:
@@ -331,8 +330,6 @@ def write_article(
     """Create or update one article (`title`, `slug`, `lead`, `body`, `terms` as ids, `series`
     id, `series_order`, `status`, `published_at`, `author` id). A new article's author is the
     editor unless `changes` names one, as in the admin. Saved by `save_article`."""
-    from .forms import ArticleAdminForm
-
     created = article is None
     if created:
         article = Article()

@@ -18,10 +18,10 @@ while development servers always name their port. An address that rule cannot st
 
 Reading it costs nothing per request: `selectors.content_state()`, which the hot paths (MCP
 calls, term pages, REST ETags) already run once per request, reads the domain in the same
-query and hands it to `seen()`; so a change reaches every process on its next such request,
-and since the domain is part of the content state, every cache keyed by that state (the MCP
-result cache, the WSGI replay, page caches, ETags) moves with it. Otherwise the value is read
-once per process.
+query, and `site_url()` takes it from the state read last (`selectors.state.last_read()`);
+so a change reaches every process on its next such request, and since the domain is part of
+the content state, every cache keyed by that state (the MCP result cache, page caches, ETags)
+moves with it. Without such a read the value is read once per process.
 """
 
 from __future__ import annotations
@@ -34,11 +34,16 @@ from urllib.parse import urlsplit
 from django.conf import settings
 from django.db import DatabaseError
 
+from .models import entry_path
+from .selectors.state import last_read
+
 logger = logging.getLogger("glossary")
 
 PLACEHOLDER_DOMAIN = "example.com"  # what django.contrib.sites creates on migrate
 _lock = threading.Lock()
-_state: dict[str, str | None] = {"domain": None, "url": None}
+# The remembered domain and origin, and the content-state row (`last_read()`) whose domain was
+# last taken: a row read before `forget()` must not bring an old domain back.
+_state: dict = {"domain": None, "url": None, "row": None}
 
 
 def _host_and_port(domain: str) -> tuple[str, str | None]:
@@ -90,7 +95,7 @@ def domain_for(url: str) -> str:
 
 
 def seen(domain: str | None) -> None:
-    """The domain a query just read (`selectors.content_state()`): remember it."""
+    """Remember `domain`, just read from the database."""
     if domain and domain != _state["domain"]:
         with _lock:
             _state["domain"], _state["url"] = domain, url_for(domain)
@@ -100,6 +105,7 @@ def forget() -> None:
     """Read the site again on next use (the Site row was saved or deleted here)."""
     with _lock:
         _state["domain"] = _state["url"] = None
+        _state["row"] = last_read()
 
 
 def site_changed(sender, **kwargs) -> None:
@@ -107,8 +113,18 @@ def site_changed(sender, **kwargs) -> None:
     forget()
 
 
+def entry_url(kind: str, slug: str, *, markdown: bool = False) -> str:
+    """The absolute address of an entry's page (or its Markdown alternate): the canonical
+    origin and `glossary.models.entry_path`."""
+    return site_url() + entry_path(kind, slug, markdown=markdown)
+
+
 def site_url() -> str:
     """The canonical origin, without a trailing slash: https://slownik.example."""
+    row = last_read()
+    if row is not None and row is not _state["row"]:
+        _state["row"] = row
+        seen(row[-1])
     url = _state["url"]
     if url is None:
         url = _read()

@@ -28,6 +28,7 @@ from django.views.generic import ListView, TemplateView
 from . import llms, search, selectors, signals
 from .cache import LRU
 from .jsonld import article_jsonld, term_jsonld
+from .models import entry_path
 from .polish import INDEX_LETTERS, OTHER_LETTER
 from .search.query import without_controls
 from .site import site_url
@@ -313,7 +314,7 @@ def search_suggestions(request):
         {
             "name": hit.title,
             "slug": hit.slug,
-            "url": reverse("glossary:term", args=[hit.slug]),
+            "url": entry_path("term", hit.slug),
             "definition": hit.summary,
             "match": hit.match,
         }
@@ -460,9 +461,7 @@ def article_markdown(request, slug: str):
 def markdown_index_html(request, route: str, slug: str):
     """The llms.txt proposal's name for the Markdown of a path ending in `/`
     (`/slownik/mcp/index.html.md`): a permanent redirect to ours (`/slownik/mcp.md`)."""
-    return redirect(
-        llms.markdown_url(reverse(f"glossary:{route}", kwargs={"slug": slug})), permanent=True
-    )
+    return redirect(llms.markdown_url(entry_path(route, slug)), permanent=True)
 
 
 @require_safe

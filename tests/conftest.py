@@ -145,7 +145,7 @@ def _no_content_state_read_yet():
     from api import queries
     from glossary import selectors
 
-    selectors._last_state = None
+    selectors.state._last_state = None
     queries._COUNTS.clear()
     queries._WALKED.clear()
 

@@ -28,8 +28,8 @@ from django.db.models.expressions import RawSQL
 from django.utils import timezone
 from django.utils.safestring import SafeString
 
+from ..db.cursors import joined
 from ..models import Article, Term
-from ..prepared import joined
 from . import postgres, ranking, sqlite
 from .query import MAX_QUERY_LENGTH, MAX_QUERY_WORDS, Query, highlight, normalize_query
 

@@ -39,13 +39,14 @@ from __future__ import annotations
 import operator
 import re
 import time
-from datetime import UTC, datetime
 from functools import lru_cache
 
 from django.db import DEFAULT_DB_ALIAS, connection, connections
 
+from ..db.cache import LRU
+from ..db.cursors import kept_cursor
+from ..db.placeholders import CLOCK, locate
 from ..models import Article, Term
-from ..prepared import kept_cursor
 from . import ranking
 from .query import Query, Word, _like_escape, _tsquery
 
@@ -132,8 +133,8 @@ ARTICLES = Table(
     sort=("published_at DESC", "id DESC"),
 )
 
-CLOCK = datetime(2000, 1, 2, 3, 4, 5, 678901, tzinfo=UTC)  # stands for `now` while compiling
-_compiled: dict = {}
+# Statement texts per (table, shape, statistics): a fixed, small set.
+_compiled = LRU(64)
 
 
 def _visibility(table: Table, p: _Params, alias: str = "") -> str:
@@ -141,18 +142,24 @@ def _visibility(table: Table, p: _Params, alias: str = "") -> str:
     the one visibility rule, not a copy of it."""
     qs = table.model.objects.published(now=CLOCK)
     sql, params = qs.query.get_compiler(connection=connection).compile(qs.query.where)
+    roles = locate(params, {"now": CLOCK})
+    if roles is None:
+        raise RuntimeError("published() no longer reads its clock as a parameter")
     pieces = sql.split("%s")
     out = [pieces[0]]
-    for n, (value, piece) in enumerate(zip(params, pieces[1:], strict=True)):
-        out.append(p("now") if value == CLOCK else p(f"visible{n}"))
+    for n, ((role, _value), piece) in enumerate(zip(roles, pieces[1:], strict=True)):
+        out.append(p(role or f"visible{n}"))
         out.append(piece)
     if alias:
         out = [piece.replace(f'"{table.table}".', f"{alias}.") for piece in out]
-    _visibility_values[table.table] = {f"visible{n}": v for n, v in enumerate(params) if v != CLOCK}
+    _visibility_values.put(
+        table.table, {f"visible{n}": v for n, (role, v) in enumerate(roles) if role is None}
+    )
     return "".join(out)
 
 
-_visibility_values: dict[str, dict] = {}
+# Per table: the constants of its visibility rule (`_visibility`), filled by name per call.
+_visibility_values = LRU(8)
 
 
 def _exact_test(table: Table, array: str) -> str:
@@ -438,15 +445,16 @@ def _statement(table: Table, shape, stats: bool = False) -> tuple[str, _Params]:
     partial-match arm finds nothing the name and text arms did not, and there is no single
     word of several to name exactly, so neither is in its plan), 1 (one side), 2 (two)."""
     key = (table.table, shape, stats)
-    if key not in _compiled:
+    compiled = _compiled.get(key)
+    if compiled is None:
         builders = {"short": _build_short, "similar": _build_similar}
         builder = builders.get(shape)
         if builder:
             sql, p = builder(table)
         else:
             sql, p = _build(table, 1 if shape == "word" else shape, stats, one_word=shape == "word")
-        _compiled[key] = (p.finish(sql), p)
-    return _compiled[key]
+        compiled = _compiled.setdefault(key, (p.finish(sql), p))
+    return compiled
 
 
 class _Statistics:

@@ -678,7 +678,7 @@ def test_a_list_keyed_by_a_stale_state_answers_as_of_the_state_its_rows_saw(
     before = selectors.last_content_state()
     make_term("Bąk")
     # As after a write by another process: the state this process read last is not the state.
-    monkeypatch.setattr(selectors, "_last_state", before)
+    monkeypatch.setattr(selectors.state, "_last_state", before)
     guessed = get(client, "/terms", per_page=2, page=2)
     first = client.get(f"{API}/terms", {"per_page": 2, "page": 2}, HTTP_IF_NONE_MATCH='"x"')
     assert guessed.json() == first.json()
@@ -703,7 +703,7 @@ def test_a_page_past_a_stale_total_is_judged_by_the_state_now(client, db, monkey
     before = selectors.last_content_state()
     make_term("Format")
     make_term("Gniazdo")
-    monkeypatch.setattr(selectors, "_last_state", before)  # as after another process's write
+    monkeypatch.setattr(selectors.state, "_last_state", before)  # as after another process's write
     last = get(client, "/terms", per_page=2, page=4)
     assert [t["title"]["rendered"] for t in last.json()] == ["Gniazdo"]
     assert last["X-WP-Total"] == "7" and last["X-WP-TotalPages"] == "4"
@@ -799,7 +799,8 @@ def test_searches_of_one_shape_keep_their_drivers_adapters(client, glossary, man
     seen = []
     for query in ("pojęcie pierwsze", "pojęcie drugie", "pojęcie trzecie"):
         assert client.get(f"{API}/terms", {"search": query}).status_code == 200
-        (text, cursor), *_ = [
+        # Least recently used first: the last search statement is the one just run.
+        *_, (text, cursor) = [
             (t, c)
             for t, c in prepared._CURSORS[kept][1].items()
             if t and t.startswith("WITH ranked ")

@@ -7,6 +7,7 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from glossary import importing
+from glossary.db import bulk
 from glossary.importexport import ImportErrors, join_list, parse_csv, parse_json, split_list
 from glossary.importing import export_terms, import_terms
 from glossary.models import Category, Status, Term
@@ -447,8 +448,8 @@ def test_import_query_count_is_bounded(django_assert_max_num_queries):
 
 def test_parallel_derivation_matches_the_models_own(monkeypatch):
     """Large imports run refresh_derived() in worker processes; results equal save()'s."""
-    monkeypatch.setattr(importing, "_PARALLEL_FROM", 1)
-    monkeypatch.setattr(importing, "_PARALLEL_CHUNK", 2)
+    monkeypatch.setattr(importing.apply, "_PARALLEL_FROM", 1)
+    monkeypatch.setattr(importing.apply, "_PARALLEL_CHUNK", 2)
     rows = [term_row(f"rownolegle-{i}", name=f"Źródło {i}", body=f"**{i}**") for i in range(5)]
     import_terms(parse_json(json.dumps(rows)))
 
@@ -479,11 +480,11 @@ def test_the_import_binds_its_bulk_values_on_the_server():
 
     with connection.cursor() as cursor:
         before = type(cursor.cursor)
-    with importing.server_side_binding(), connection.cursor() as cursor:
+    with bulk.server_side_binding(), connection.cursor() as cursor:
         assert isinstance(cursor.cursor, ServerBindingCursor)
         cursor.execute("SELECT %s::text[]", [["a'b", "\\c"]])
         assert cursor.fetchone()[0] == ["a'b", "\\c"]
-    with pytest.raises(ZeroDivisionError), importing.server_side_binding():
+    with pytest.raises(ZeroDivisionError), bulk.server_side_binding():
         1 / 0  # noqa: B018
     with connection.cursor() as cursor:
         assert type(cursor.cursor) is before
@@ -496,7 +497,7 @@ def test_the_copy_path_writes_what_the_ordinary_path_writes(tmp_path, monkeypatc
     a revision, and exports back to the same rows."""
     from reversion.models import Version
 
-    monkeypatch.setattr(importing, "COPY_FROM", 1)
+    monkeypatch.setattr(bulk, "COPY_FROM", 1)
     rows = [
         term_row("serwer", name="Serwer", body="Serwer odpowiada klientowi.",
                  categories=["Sieci"], related=["klient"]),
@@ -534,7 +535,7 @@ def test_a_large_import_refreshes_the_statistics_of_the_tables_it_grew(monkeypat
             cursor.execute("SELECT reltuples FROM pg_class WHERE oid = 'glossary_term'::regclass")
             return cursor.fetchone()[0]
 
-    monkeypatch.setattr(importing, "ANALYZE_FROM", 3)
+    monkeypatch.setattr(importing.apply, "ANALYZE_FROM", 3)
     with CaptureQueriesContext(connection) as small:
         import_terms(parse_json(json.dumps([term_row("a"), term_row("b")])))
     assert not [q for q in small.captured_queries if q["sql"].startswith("ANALYZE")]

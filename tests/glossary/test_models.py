@@ -175,3 +175,30 @@ def test_future_article_is_not_published():
     """An article scheduled for tomorrow is not visible yet."""
     make_article("Jutro", published_at=timezone.now() + timedelta(days=1))
     assert not Article.objects.published().exists()
+
+
+def test_entry_path_is_the_routes_own_address():
+    """`entry_path`, the one builder of an entry's address, gives exactly what reversing the
+    entry's route gives, for every kind and for the Markdown alternates, under another script
+    prefix too (a site mounted below /), and `get_absolute_url` is it."""
+    from django.urls import reverse, set_script_prefix
+
+    from glossary.models import MARKDOWN_ROUTES, ROUTES, Term, entry_path
+
+    def expected():
+        pages = {(kind, False): reverse(r, kwargs={"slug": "a-b_1"}) for kind, r in ROUTES.items()}
+        pages.update(
+            {(k, True): reverse(r, kwargs={"slug": "a-b_1"}) for k, r in MARKDOWN_ROUTES.items()}
+        )
+        return pages
+
+    for (kind, markdown), path in expected().items():
+        assert entry_path(kind, "a-b_1", markdown=markdown) == path
+    assert Term(slug="a-b_1").get_absolute_url() == reverse("glossary:term", args=["a-b_1"])
+    set_script_prefix("/pod/")
+    try:
+        for (kind, markdown), path in expected().items():
+            assert path.startswith("/pod/")
+            assert entry_path(kind, "a-b_1", markdown=markdown) == path
+    finally:
+        set_script_prefix("/")

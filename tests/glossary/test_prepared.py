@@ -1,4 +1,4 @@
-"""`glossary.prepared.Prepared`: term_detail's SQL is compiled once and re-run with new
+"""`glossary.db.prepared.Prepared`: term_detail's SQL is compiled once and re-run with new
 values; it must behave exactly like evaluating the QuerySets each time (same rows, same
 visibility, same clock)."""
 
@@ -104,7 +104,7 @@ def test_prepared_term_detail_runs_one_query(django_assert_num_queries):
 @pytest.mark.parametrize("prepared", ["_TERM_DETAIL", "_TERM_TEXT"])
 def test_this_django_is_really_compiled_ahead(prepared):
     """The compiled path is the one taken, not the silent fallback: if a Django upgrade moves
-    the compiler internals glossary/prepared.py reads (or turns a placeholder into something
+    the compiler internals glossary/db/prepared.py reads (or turns a placeholder into something
     it cannot find), this fails instead of get_term quietly getting slower."""
     from django.db import DEFAULT_DB_ALIAS, connections
 
@@ -227,7 +227,7 @@ def test_a_later_page_walks_the_sort_index_even_under_a_generic_plan():
     driver = connection.connection  # psycopg's own connection: PREPARE needs no Django
     driver.execute("ANALYZE glossary_term", prepare=False)  # the planner sees 3,000 rows
     selectors.term_page(after=("a", 0), limit=50)
-    sql, roles, _convert = selectors._TERM_PAGES[(False, False, True, 50)].compiled_for(
+    sql, roles, _convert = selectors._TERM_PAGES.get((False, False, True, 50)).compiled_for(
         connections[DEFAULT_DB_ALIAS]
     )
     values = {"now": timezone.now(), "key": "p01500", "pk": 0}
@@ -253,13 +253,14 @@ def _numbered(sql: str) -> str:
     return "".join(part + (f"${i}" if i < len(parts) else "") for i, part in enumerate(parts, 1))
 
 
-# sha256 of the Django 5.2 `BaseDatabaseWrapper._cursor` that glossary.prepared.kept_cursor mirrors.
+# sha256 of the Django 5.2 `BaseDatabaseWrapper._cursor` that glossary.db.cursors.kept_cursor
+# mirrors.
 CURSOR = "bb632516d005185c3f44250b3224b6cfbc0a8869ab80d1a045a78a62e11cc347"
 
 
 def test_djangos_cursor_is_the_one_mirrored():
     """If this fails, Django changed BaseDatabaseWrapper._cursor: bring
-    glossary.prepared.kept_cursor (which keeps one driver cursor per connection) in line, then
+    glossary.db.cursors.kept_cursor (which keeps one driver cursor per connection) in line, then
     update CURSOR."""
     import hashlib
     import inspect
@@ -278,43 +279,49 @@ def test_prepared_reads_reuse_their_driver_cursor_and_follow_a_new_connection():
     from django.db import DEFAULT_DB_ALIAS, connections
     from django.test.utils import CaptureQueriesContext
 
-    from glossary import prepared
+    from glossary.db import cursors
 
     connection = connections[DEFAULT_DB_ALIAS]
+    cursors._CURSORS.pop(connection, None)  # as a fresh process: no statement kept yet
     term = make_term("Gniazdo")
     selectors.term_detail(slug=term.slug)
-    before = dict(prepared._CURSORS[connection][1])
+    before = dict(cursors._CURSORS[connection][1].items())
     selectors.term_page()  # other statements in between
     with CaptureQueriesContext(connection) as ctx:
         assert selectors.term_detail(slug=term.slug).term.pk == term.pk
     assert len(ctx.captured_queries) == 1
-    after = prepared._CURSORS[connection][1]
+    kept = cursors._CURSORS[connection][1]
+    after = dict(kept.items())
     assert all(after[text] is cursor for text, cursor in before.items())
     assert len(after) > len(before)  # the page's statements got cursors of their own
-    prepared._CURSORS[connection] = (object(), after)  # as if the driver had reconnected
+    cursors._CURSORS[connection] = (object(), kept)  # as if the driver had reconnected
     assert selectors.term_detail(slug=term.slug).term.pk == term.pk
-    renewed = prepared._CURSORS[connection][1]
-    assert renewed is not after
+    renewed = dict(cursors._CURSORS[connection][1].items())
+    assert cursors._CURSORS[connection][1] is not kept
     assert not set(map(id, renewed.values())) & set(map(id, after.values()))
 
 
 def test_kept_cursors_are_bounded_per_connection(monkeypatch):
     """At most MAX_KEPT_CURSORS statement texts keep a driver cursor per connection; one
-    more lets them all go (closed), so distinct statements cannot pile up cursors."""
-    from glossary import prepared
+    more lets the least recently used one go (closed), so distinct statements cannot pile up
+    cursors."""
+    from glossary.db import cursors
 
-    monkeypatch.setattr(prepared, "MAX_KEPT_CURSORS", 2)
+    monkeypatch.setattr(cursors, "MAX_KEPT_CURSORS", 2)
     connection = connections[DEFAULT_DB_ALIAS]
-    prepared._CURSORS.pop(connection, None)
+    cursors._CURSORS.pop(connection, None)
     texts = [f"SELECT {n}" for n in range(3)]
-    wrappers = [prepared.kept_cursor(connection, text) for text in texts[:2]]
+    wrappers = [cursors.kept_cursor(connection, text) for text in texts[:2]]
     first = [w.cursor for w in wrappers]
-    assert prepared.kept_cursor(connection, texts[0]).cursor is first[0]
-    third = prepared.kept_cursor(connection, texts[2])
+    assert cursors.kept_cursor(connection, texts[0]).cursor is first[0]  # now the most recent
+    third = cursors.kept_cursor(connection, texts[2])
     third.execute(texts[2])
     assert third.fetchone() == (2,)
-    assert all(_closed(cursor) for cursor in first)
-    assert list(prepared._CURSORS[connection][1]) == [texts[2]]
+    assert _closed(first[1]) and not _closed(first[0])
+    assert [text for text, _cursor in cursors._CURSORS[connection][1].items()] == [
+        texts[0],
+        texts[2],
+    ]
 
 
 def _closed(cursor) -> bool:
@@ -333,15 +340,15 @@ def _closed(cursor) -> bool:
 def test_joined_texts_are_one_object_per_parts_and_bounded(monkeypatch):
     """`joined` gives the same text object for the same parts (psycopg keeps a cursor's
     adapters only for the same query object), and keeps at most MAX_JOINED of them."""
-    from glossary import prepared
+    from glossary.db import cursors
+    from glossary.db.cache import LRU
 
-    monkeypatch.setattr(prepared, "_JOINED", {})
-    monkeypatch.setattr(prepared, "MAX_JOINED", 3)
-    first = prepared.joined("SELECT ", "1")
-    assert first == "SELECT 1" and prepared.joined("SELECT ", "1") is first
+    monkeypatch.setattr(cursors, "_JOINED", LRU(3))
+    first = cursors.joined("SELECT ", "1")
+    assert first == "SELECT 1" and cursors.joined("SELECT ", "1") is first
     for n in range(2, 6):
-        assert prepared.joined("SELECT ", str(n)) == f"SELECT {n}"
-    assert len(prepared._JOINED) <= 3
+        assert cursors.joined("SELECT ", str(n)) == f"SELECT {n}"
+    assert len(cursors._JOINED) == 3
 
 
 def test_categories_are_compiled_once_and_match_the_queryset(django_assert_num_queries):
@@ -367,7 +374,8 @@ def test_an_offset_inside_a_subquery_becomes_a_parameter_in_its_place(
     every page is one statement, and each page holds that slice of the order."""
     from django.db import DEFAULT_DB_ALIAS, connections
 
-    from glossary.prepared import Prepared
+    from glossary.db.placeholders import stand_in
+    from glossary.db.prepared import Prepared
 
     for name in ("Agent", "Bufor", "Cache", "Dane", "Encja", "Format"):
         make_term(name)
@@ -377,7 +385,7 @@ def test_an_offset_inside_a_subquery_becomes_a_parameter_in_its_place(
         terms = Term.objects.published(now=now).exclude(letter=letter).order_by("sort_key")
         return terms.filter(pk__in=terms.values("pk")[offset : offset + 2]).values("name")
 
-    page = Prepared(build, offset=987_654_321, letter="\x1bplaceholder\x1b")
+    page = Prepared(build, offset=987_654_321, letter=stand_in(str))
     names = [[row["name"] for row in page(offset=start, letter="Z")] for start in (0, 2, 4)]
     assert names == [["Agent", "Bufor"], ["Cache", "Dane"], ["Encja", "Format"]]
     sql, roles, _convert = page.compiled_for(connections[DEFAULT_DB_ALIAS])
@@ -460,7 +468,7 @@ def test_entry_with_links_is_one_compiled_statement(
     model, fields, state, django_assert_num_queries
 ):
     """The row and its links (and, asked for, the content state) are one statement, and the
-    compiled path is the one taken (not the silent fallback of glossary/prepared.py)."""
+    compiled path is the one taken (not the silent fallback of glossary/db/prepared.py)."""
     from glossary import models
 
     model = getattr(models, model)
@@ -469,7 +477,7 @@ def test_entry_with_links_is_one_compiled_statement(
     with django_assert_num_queries(1):
         found = selectors.entry_with_links(model=model, pk=entry.pk, fields=fields, state=state)
     assert found is not None and (found[2] is not None) is state
-    prepared = selectors._ENTRY_ROWS[model, fields, state]
+    prepared = selectors._ENTRY_ROWS.get((model, fields, state))
     compiled = prepared.compiled_for(connections[DEFAULT_DB_ALIAS])
     assert compiled is not None, "entry_with_links fell back to evaluating its QuerySet"
     assert {"now", "pk"} <= {role for role, _value in compiled[1]}

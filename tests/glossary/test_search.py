@@ -570,10 +570,11 @@ def test_postgres_statement_text_is_fixed_and_cached_by_psycopg(glossary):
 
     for query in ["agent", "czym jest sse", "serwera mcp", "agnet", "jak działa paginacja"]:
         search.term_search(query=query)
-    shapes = dict(search.postgres._compiled)
+    shapes = dict(search.postgres._compiled.items())
     for query in ["klient", "co to jest kursor", "serwerami", "agnte", "po co jest mcp"]:
         search.term_search(query=query)
-    assert search.postgres._compiled == shapes  # one text per shape, whatever the query
+    # One text per shape, whatever the query.
+    assert dict(search.postgres._compiled.items()) == shapes
     sql, _params = search.postgres._statement(search.postgres.TERMS, 1)
     assert len(sql) <= _queries.MAX_CACHED_STATEMENT_LENGTH
     assert len(_params.order) <= _queries.MAX_CACHED_STATEMENT_PARAMS

@@ -107,3 +107,45 @@ def test_every_interface_uses_the_stored_address(client, site_address):
     stdio = orjson.loads(out.getvalue())["result"]["structuredContent"]
     assert stdio["url"] == f"{SITE}/slownik/mcp/"
     assert stdio["articles"][0]["url"] == f"{SITE}/artykuly/o-mcp/"
+
+
+@pytest.mark.django_db
+def test_reading_the_content_state_leaves_the_remembered_address_alone(monkeypatch):
+    """Reading the content state is a read: it changes nothing in the site module (no domain
+    remembered, no address built); the site takes the domain from the state read last only
+    when an address is asked for, so another process's change of address still arrives with
+    the next state read."""
+    from glossary import selectors
+
+    assert site.site_url() == settings.SITE_URL
+    Site.objects.filter(pk=settings.SITE_ID).update(domain="slownik.example")  # elsewhere
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("the content state read changed the site's address")
+
+    remembered = dict(site._state)
+    monkeypatch.setattr(site, "seen", refuse)
+    monkeypatch.setattr(site, "forget", refuse)
+    assert selectors.content_state()[-1] == "slownik.example"
+    assert site._state == remembered
+    monkeypatch.undo()
+    assert site.site_url() == SITE
+    site.forget()
+
+
+@pytest.mark.django_db
+def test_a_state_read_before_forget_does_not_bring_the_old_address_back():
+    """After this process saves a new address (`forget()`), a content state read before the
+    save does not make `site_url()` give the old one again."""
+    from glossary import selectors
+
+    selectors.content_state()
+    row = Site.objects.get(pk=settings.SITE_ID)
+    original, row.domain = row.domain, "slownik.example"
+    row.save()  # post_save: forget()
+    try:
+        assert site.site_url() == SITE
+        assert site.site_url() == SITE  # the old state row, still the last read, is not taken
+    finally:
+        row.domain = original
+        row.save()

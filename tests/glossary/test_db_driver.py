@@ -1,4 +1,4 @@
-"""psycopg keeps its conversion of every statement the project runs (config/driver.py)."""
+"""psycopg keeps its conversion of every statement the project runs (glossary/db/driver.py)."""
 
 import pytest
 from django.db import connection

@@ -4,11 +4,11 @@ psycopg turns a statement's `%s` placeholders into PostgreSQL's `$n` with a regu
 pass over the whole text on every execute, and keeps the result (an LRU of 128 statements) only
 for statements of at most 4,096 bytes and 50 parameters (`psycopg/_queries.py`). The search's
 comparison statement is ~6 KB (glossary/search/postgres.py) and the one-sided statement passes
-4 KB when its planner statistics ride along: each call paid the pass again, ~100 µs of CPU in
-a tight loop and more in a real request (a comparison `term_search`: 844 -> 627 µs in-process,
-docs/benchmarks.md). Our statements are a few dozen fixed texts, so caching them all is cheap
-(128 entries of at most 16 KB). tests/config/test_driver.py fails by name if psycopg drops
-the knobs.
+4 KB when its planner statistics ride along: without this each call pays the pass again
+(docs/benchmarks.md, "REST lists, wave 13"). Our statements are a few dozen fixed texts, so
+caching them all is cheap (128 entries of at most 16 KB). tests/glossary/test_db_driver.py
+fails by name if psycopg drops the knobs. `GlossaryConfig.ready` applies it when the default
+database is PostgreSQL, so importing the settings changes nothing in the driver.
 """
 
 # What the bounds become: every statement the project runs fits (the longest is ~7 KB).
@@ -21,3 +21,9 @@ def cache_long_statements() -> None:
 
     _queries.MAX_CACHED_STATEMENT_LENGTH = max(_queries.MAX_CACHED_STATEMENT_LENGTH, MAX_LENGTH)
     _queries.MAX_CACHED_STATEMENT_PARAMS = max(_queries.MAX_CACHED_STATEMENT_PARAMS, MAX_PARAMS)
+
+
+def configure(vendor: str) -> None:
+    """The driver tuning for a database of `vendor` (only psycopg has any)."""
+    if vendor == "postgresql":
+        cache_long_statements()
