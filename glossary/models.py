@@ -86,7 +86,7 @@ class PublishableQuerySet(models.QuerySet):
         """What readers and agents may see: published, with a publication time not in the future.
 
         `now` defaults to the current time; selectors that compile their SQL once pass a
-        placeholder here to find where the clock goes (see `glossary.prepared.Prepared`)."""
+        placeholder here to find where the clock goes (see `glossary.db.prepared.Prepared`)."""
         return self.filter(status=Status.PUBLISHED, published_at__lte=now or timezone.now())
 
     def drafts(self):

@@ -26,7 +26,7 @@ from django.views.decorators.http import conditional_page, require_safe
 from django.views.generic import ListView, TemplateView
 
 from . import llms, search, selectors, signals
-from .cache import LRU
+from .db.cache import LRU
 from .jsonld import article_jsonld, term_jsonld
 from .models import entry_path
 from .polish import INDEX_LETTERS, OTHER_LETTER

@@ -29,7 +29,7 @@ DOWN = {
 def database_down(request):
     """Every query of the default database fails the way an outage makes it fail: at
     `ensure_connection`, which every path to the driver passes (`connection.cursor()` and
-    the prepared reads' kept cursor, glossary/prepared.py)."""
+    the prepared reads' kept cursor, glossary/db/cursors.py)."""
     default = connections["default"]
     with mock.patch.object(default, "ensure_connection", side_effect=DOWN[request.param]):
         yield

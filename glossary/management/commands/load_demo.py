@@ -1,4 +1,4 @@
-"""`manage.py load_demo`: the demo glossary and articles, through glossary/importing.py.
+"""`manage.py load_demo`: the demo glossary and articles, through glossary/importing/.
 
 Loading is an upsert by slug, so running it again changes nothing; `make run` calls it with
 `--if-empty` so that it never touches a glossary someone has started editing. `linking.json`
