@@ -4,12 +4,12 @@ uses them, without a round trip.
 Why: the production WSGI command keeps connections open (`CONN_MAX_AGE=600`). When PostgreSQL
 restarts, every one of them is dead, and Django only finds out when the next request's first
 query fails: one lost request per worker thread. Django's `CONN_HEALTH_CHECKS` prevents that
-with a `SELECT 1` round trip at the start of every request (measured: 332 µs per request on
-the shared test machine under load 5.7, a third of a cached `get_term`). A terminated backend
+with a `SELECT 1` round trip at the start of every request, which costs a large share of a
+cached `get_term` (`bench/mcp.py --health-checks`). A terminated backend
 does not go quietly, though: PostgreSQL sends a FATAL message and closes the socket, so the
 idle connection's socket becomes readable. An idle connection with bytes (or EOF) waiting is
-dead or about to be, and a zero-timeout `select()` on its descriptor costs a system call
-(~5 µs under the same load).
+dead or about to be, and a zero-timeout `select()` on its descriptor costs one system call,
+no round trip.
 `request_started` (config/wsgi.py connects it, after Django's own `close_old_connections`)
 closes such a connection; Django opens a fresh one on the first query. What this cannot see
 (a silent network partition) fails that request as before: a 503 with Retry-After.

@@ -1,13 +1,12 @@
 """django-csp's middleware with the policy built once per process instead of per response.
 
 Why: `csp.middleware.CSPMiddleware` builds the header text from the settings on every
-response, twice (the policy and the report-only one): ~135 µs of every page the site's
-handler serves (the REST and MCP routes have handlers of their own without it, config/wsgi.py).
-`bench/pages.py` gives the pages' figures, rendered and cached. The text depends only on the
-settings unless a response changes the policy (the `csp_update`/`csp_replace`/`csp_exempt`
-decorators) or its template used a nonce; those responses take the library's own path. The
-built text is dropped when the settings change (`override_settings` in tests), as
-django-permissions-policy does with its header.
+response, twice (the policy and the report-only one), a visible share of a cached page's
+time (docs/benchmarks.md, "Reader pages: the Content-Security-Policy text built once").
+The text depends only on the settings unless a response changes the policy (the
+`csp_update`/`csp_replace`/`csp_exempt` decorators) or its template used a nonce; those
+responses take the library's own path. The built text is dropped when the settings change
+(`override_settings` in tests), as django-permissions-policy does with its header.
 """
 
 from __future__ import annotations

@@ -297,7 +297,7 @@ LOGGING = {
     },
 }
 
-# --- Content-Security-Policy and Permissions-Policy (issue 13; README "Security headers") ---
+# --- Content-Security-Policy and Permissions-Policy (README "Security headers") ---
 # Scripts and styles come only from the site's own static files; the pages have no inline
 # script to run (the JSON-LD blocks are data, which CSP does not execute) and a template that
 # needs an inline <script>/<style> gives it `nonce="{{ request.csp_nonce }}"` (django-csp adds

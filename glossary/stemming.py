@@ -2,7 +2,7 @@
 
 PostgreSQL 15 ships no Polish stemmer, and a Hunspell dictionary costs ~27 MB and ~0.6 s per
 backend. We use the Snowball `polish` stemmer (`snowballstemmer`; with PyStemmer installed it
-runs the same Snowball 3.1 algorithm compiled to C, ~4 µs a word instead of ~15 µs, with the
+runs the same Snowball 3.1 algorithm compiled to C, several times faster, with the
 same stems: checked on the 87,000 distinct words of the benchmark glossary, and by
 tests/glossary/test_stemming.py) rather than a lemmatizer: simplemma needs ~2.6 s and ~410 MB
 per process to load its Polish dictionary and pystempel ~4 s and ~175 MB (and turns

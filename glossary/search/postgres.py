@@ -508,8 +508,8 @@ def _upper(prefix: str) -> str:
 
 
 def _array(items) -> str:
-    """A PostgreSQL array literal: psycopg's list dumper costs ~40 µs per array in Python,
-    and the statement takes a dozen of them. Items are joined first and escaped only when
+    """A PostgreSQL array literal: psycopg's list dumper works per item in Python, and
+    the statement takes a dozen arrays. Items are joined first and escaped only when
     one holds a quote or a backslash (query words never do: a C scan, not a Python loop)."""
     if not items:
         return "{}"
