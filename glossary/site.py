@@ -20,7 +20,7 @@ Reading it costs nothing per request: `selectors.content_state()`, which the hot
 calls, term pages, REST ETags) already run once per request, reads the domain in the same
 query and hands it to `seen()`; so a change reaches every process on its next such request,
 and since the domain is part of the content state, every cache keyed by that state (the MCP
-result cache, the WSGI replay, page caches, ETags) moves with it. Otherwise the value is read
+result cache, page caches, ETags) moves with it. Otherwise the value is read
 once per process.
 """
 
