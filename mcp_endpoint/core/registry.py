@@ -71,6 +71,30 @@ def first_violation(validator: SchemaValidator, instance: Any):
     return best_match(validator.iter_errors(instance))
 
 
+# How deep params may nest. No method's params come near it; checking it first keeps every
+# later walk over the params (schema validation, `nul_path`, the cache key's serialization)
+# far from Python's recursion limit, which a 1,000-level `_meta` would otherwise reach.
+MAX_PARAMS_DEPTH = 64
+
+
+def too_deep(value: Any, limit: int = MAX_PARAMS_DEPTH) -> bool:
+    """Whether `value` nests objects and arrays more than `limit` levels deep (walked with a
+    stack, not recursion, so any depth the JSON parser accepts is measured safely)."""
+    stack = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, dict):
+            children = item.values()
+        elif isinstance(item, list):
+            children = item
+        else:
+            continue
+        if depth > limit:
+            return True
+        stack.extend((child, depth + 1) for child in children if isinstance(child, dict | list))
+    return False
+
+
 def nul_path(value: Any, root: str = "") -> str | None:
     """Where the first string (or object key) holding a NUL character is, or None. PostgreSQL
     text cannot hold NUL (psycopg raises DataError), and no glossary text contains one, so a
