@@ -234,8 +234,8 @@ _SCHEMES = re.compile(r"ftp:|mailto:", re.IGNORECASE)
 
 def _maybe_markup(text: str) -> bool:
     """Whether `text` has one of those: `<`, `[`, `]`, `//`, `ftp:` or `mailto:` (ignoring
-    case). The plain `in` tests first: one case-insensitive regex over a whole body cost
-    ~30 µs of a cold get_term (issue 16), a substring test a few hundred nanoseconds."""
+    case). The plain `in` tests first: a substring test is far cheaper than one
+    case-insensitive regex over a whole body (docs/benchmarks.md, "Cold reads")."""
     if "<" in text or "[" in text or "]" in text or "//" in text:
         return True
     return ":" in text and _SCHEMES.search(text) is not None
@@ -268,8 +268,9 @@ def markdown_for_agents(source: str, *, site: str) -> str:
     if not source:
         return ""
     if not _maybe_markup(source):
-        # Prose without markup (most bodies): returned as written without parsing it, which
-        # was a fifth of a cold get_term's CPU (issue 16). Same answer as the parse below.
+        # Prose without markup (most bodies): returned as written without parsing it, a
+        # large share of a cold get_term's CPU saved (docs/benchmarks.md, "Cold reads").
+        # Same answer as the parse below.
         return source
     if _plain(_md.parse(source)):
         text = _INLINE_LINK.sub(lambda m: m[1] + site + m[2], source)

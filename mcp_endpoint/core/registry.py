@@ -32,11 +32,11 @@ class SchemaValidator:
     microsecond, and by jsonschema, which words the error of an invalid instance.
 
     Why: every call is validated twice (its params, then a tool's or prompt's arguments), and
-    jsonschema's `is_valid` cost ~70–120 µs each on the hot path (bench/mcp.py, issue 16) while
-    almost every instance is valid. jsonschema stays the authority: an instance the fast check
-    rejects is judged again by jsonschema, whose verdict and message are the ones used (the
-    wording clients and tests/mcp/test_params.py see is unchanged), and an instance the fast
-    check cannot take (e.g. an integer beyond 64 bits) goes to jsonschema alone.
+    jsonschema's `is_valid` is a visible share of a cold call's CPU (docs/benchmarks.md, "Cold
+    reads") while almost every instance is valid. jsonschema stays the authority: an instance
+    the fast check rejects is judged again by jsonschema, whose verdict and message are the
+    ones used (the wording clients and tests/mcp/test_params.py see is unchanged), and an
+    instance the fast check cannot take (e.g. an integer beyond 64 bits) goes to jsonschema alone.
     tests/mcp/test_validation.py checks that both agree on every declared schema."""
 
     __slots__ = ("fast", "full", "schema")

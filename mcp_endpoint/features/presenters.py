@@ -27,7 +27,9 @@ MENTIONS_SHOWN = 20
 
 @lru_cache(maxsize=64)
 def _slug_route(name: str, prefix: str, urlconf) -> tuple[str, str]:
-    # reverse() costs ~0.35 ms; a search result lists ten URLs of the same route.
+    # A route's address around its slug, reversed once: an answer lists up to ~40 entries
+    # of two routes, and a reverse() per entry would cost several times the rest of a cold
+    # get_term (docs/benchmarks.md, "Entry addresses in MCP answers").
     head, tail = reverse(name, kwargs={"slug": "slug-placeholder"}).split("slug-placeholder")
     return head, tail
 
@@ -48,7 +50,7 @@ def article_url(base_url: str, slug: str) -> str:
 
 def urls_on(base_url: str):
     """`term_url` and `article_url` on `base_url` for one answer: the script prefix and the
-    URLconf (thread-locals, ~25 µs a URL) are read once, not for each of its ~20 URLs."""
+    URLconf (thread-locals) are read once, not for each of its URLs."""
     prefix, urlconf = get_script_prefix(), get_urlconf()
     term_head, term_tail = _slug_route("glossary:term", prefix, urlconf)
     article_head, article_tail = _slug_route("glossary:article", prefix, urlconf)
