@@ -500,6 +500,15 @@ REST_FRAMEWORK = {
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "UNAUTHENTICATED_USER": "django.contrib.auth.models.AnonymousUser",
 }
+# The REST API's handler under WSGI (config/wsgi.py, which says why): what an API with session
+# logins needs (DRF checks CSRF itself for session-authenticated writes), none of the page
+# middleware.
+REST_MIDDLEWARE = [
+    "api.middleware.RestHostMiddleware",
+    "django.middleware.security.SecurityMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+]
 # Throttle counters: per process by default; with REDIS_URL every process shares them.
 # The default cache is shared by every process (the MCP rate limits sync through it): Redis
 # when REDIS_URL is set, else the database cache (its table comes with `migrate`:

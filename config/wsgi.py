@@ -1,16 +1,16 @@
-"""WSGI entry point: the site's Django handler, and a lean one for the MCP endpoint.
+"""WSGI entry point: the site's Django handler, and lean ones for the two JSON APIs.
 
-Requests to the MCP endpoint (/wp-json/<namespace>/mcp) go to `McpHandler`, a Django handler
-built from `settings.MCP_MIDDLEWARE` (JSON Host validation, SecurityMiddleware's redirect and
-headers); everything else, the REST API included, to the site's handler with the full
-`MIDDLEWARE`. Why: the MCP endpoint is a CSRF-exempt JSON API called by agents, for which
-sessions, auth, messages, CSRF, frame options, the page security headers and WhiteNoise do
-nothing but cost CPU on every call; the lean list buys more than 10% on distinct `get_term`
-calls (docs/benchmarks.md, "The lean MCP handler"). The REST API needs sessions and auth
-(editors log in), so it takes the site's handler. Both handlers send the
-request_started/finished signals, so connection handling is the same. Tests go through Django's
-test client (the full list), which covers the same views; tests/config/test_wsgi.py calls this
-module and tests/live/test_production_topology.py serves it.
+Requests to the MCP endpoint (/wp-json/<namespace>/mcp) go to a handler built from
+`settings.MCP_MIDDLEWARE` (JSON Host validation, SecurityMiddleware's redirect and headers),
+the rest of /wp-json/ (the REST API, api/) to one built from `settings.REST_MIDDLEWARE` (the
+same plus sessions and auth, for editors' session logins; DRF checks CSRF itself), everything
+else to the site's handler with the full `MIDDLEWARE`. Why: messages, CSRF middleware, frame
+options, the page security headers, WhiteNoise and the rest of the page list do nothing for a
+JSON API but cost CPU on every call, 10% or more of a distinct MCP `get_term` or REST read
+(docs/benchmarks.md, "Lean handlers"). Every handler sends the request_started/finished
+signals, so connection handling is the same. Tests go through Django's test client (the full
+list), which covers the same views; tests/config/test_wsgi.py calls this module and
+tests/live/test_production_topology.py serves it.
 """
 
 import gc
@@ -35,8 +35,9 @@ from django.utils.module_loading import import_string  # noqa: E402
 from config.connections import drop_closed_connections  # noqa: E402
 
 
-class McpHandler(WSGIHandler):
-    """Django's `WSGIHandler` over `settings.MCP_MIDDLEWARE` instead of `MIDDLEWARE`.
+class LeanHandler(WSGIHandler):
+    """Django's `WSGIHandler` over the middleware list `middleware_setting` names instead of
+    `MIDDLEWARE`.
 
     Django has no public way to build a handler from another middleware list, so
     `load_middleware` mirrors `BaseHandler.load_middleware` (synchronous middleware only, as
@@ -44,12 +45,16 @@ class McpHandler(WSGIHandler):
     this handler's state with a stock handler's and fingerprints the mirrored method, so a
     Django upgrade that changes it fails a named test instead of production."""
 
+    def __init__(self, middleware_setting: str) -> None:
+        self.middleware_setting = middleware_setting
+        super().__init__()
+
     def load_middleware(self, is_async=False):
         self._view_middleware = []
         self._template_response_middleware = []
         self._exception_middleware = []
         handler = convert_exception_to_response(self._get_response)
-        for path in reversed(settings.MCP_MIDDLEWARE):
+        for path in reversed(getattr(settings, self.middleware_setting)):
             instance = import_string(path)(handler)
             if hasattr(instance, "process_view"):
                 self._view_middleware.insert(0, instance.process_view)
@@ -69,17 +74,22 @@ class McpHandler(WSGIHandler):
         return response
 
 
-mcp_application = McpHandler()
+mcp_application = LeanHandler("MCP_MIDDLEWARE")
+rest_application = LeanHandler("REST_MIDDLEWARE")
 # Persistent connections a database restart killed are dropped before a request uses them.
 signals.request_started.connect(drop_closed_connections)
 
 _ENDPOINT = f"/wp-json/{settings.MCP_NAMESPACE.strip('/')}/mcp"
 MCP_ENDPOINTS = frozenset({_ENDPOINT, _ENDPOINT + "/"})
+REST_PREFIX = "/wp-json/"
 
 
 def application(environ, start_response):
-    if environ.get("PATH_INFO", "") in MCP_ENDPOINTS:
+    path = environ.get("PATH_INFO", "")
+    if path in MCP_ENDPOINTS:
         return as_bytes(mcp_application(environ, start_response))
+    if path.startswith(REST_PREFIX):
+        return as_bytes(rest_application(environ, start_response))
     return as_bytes(site_application(environ, start_response))
 
 

@@ -118,20 +118,20 @@ def test_bad_host_on_rest_routes_is_a_wordpress_error(client):
 
 def test_rest_routes_take_their_handler_and_mcp_the_lean_one(monkeypatch, transactional_db):
     """config/wsgi.py: the MCP endpoint keeps its lean handler; the rest of /wp-json/ (the REST
-    API, its index, unknown routes) and the pages get the site's."""
+    API, its index, unknown routes) gets the REST handler, pages the site's."""
     from config import wsgi
     from tests.wsgi_client import PING, call
 
     seen = []
-    for name in ("mcp_application", "site_application"):
+    for name in ("mcp_application", "rest_application", "site_application"):
         handler = getattr(wsgi, name)
         monkeypatch.setattr(
             wsgi, name, lambda env, sr, h=handler, n=name: seen.append(n) or h(env, sr)
         )
     status, headers, body = call("/wp-json/webflux/v1/terms")
-    assert status == 200 and seen == ["site_application"] and body.startswith(b"[")
+    assert status == 200 and seen == ["rest_application"] and body.startswith(b"[")
     assert headers["content-length"] == str(len(body)) and "x-wp-total" in headers
-    assert call("/wp-json/")[0] == 200 and seen[-1] == "site_application"
+    assert call("/wp-json/")[0] == 200 and seen[-1] == "rest_application"
     missing = call("/wp-json/nothing")
     assert missing[0] == 404 and b"rest_no_route" in missing[2]
     bad_host = call("/wp-json/webflux/v1/terms", host="evil.example")

@@ -1,7 +1,7 @@
-"""The lean MCP handler's seam (config/wsgi.py `McpHandler`): it mirrors Django's
-`BaseHandler.load_middleware` over `settings.MCP_MIDDLEWARE`. These tests fail by name when a
-Django upgrade changes what it mirrors, instead of the production handler quietly missing a
-step Django added."""
+"""The lean handlers' seam (config/wsgi.py `LeanHandler`): it mirrors Django's
+`BaseHandler.load_middleware` over `settings.MCP_MIDDLEWARE` or `REST_MIDDLEWARE`. These tests
+fail by name when a Django upgrade changes what it mirrors, instead of the production handler
+quietly missing a step Django added."""
 
 import hashlib
 import inspect
@@ -12,15 +12,15 @@ from django.core.handlers.wsgi import WSGIHandler
 from django.urls import reverse
 from django.utils.module_loading import import_string
 
-from config.wsgi import McpHandler
+from config.wsgi import LeanHandler
 
-# sha256 of the source of the Django 5.2 `BaseHandler.load_middleware` that McpHandler mirrors.
+# sha256 of the source of the Django 5.2 `BaseHandler.load_middleware` that LeanHandler mirrors.
 MIRRORED = "a1fb7ee5f8586195da2174d1bbc2bbfc7ca19b9d26ea66412cb434f45bf6d467"
 
 
 def test_djangos_load_middleware_is_the_one_mirrored():
     """If this fails, Django changed BaseHandler.load_middleware: re-read it, bring
-    McpHandler.load_middleware in line, then update MIRRORED."""
+    LeanHandler.load_middleware in line, then update MIRRORED."""
     source = inspect.getsource(BaseHandler.load_middleware)
     assert hashlib.sha256(source.encode()).hexdigest() == MIRRORED
 
@@ -28,16 +28,16 @@ def test_djangos_load_middleware_is_the_one_mirrored():
 def test_the_lean_handler_sets_what_a_stock_handler_sets():
     """Same handler state as Django's own after loading (no attribute Django's request path
     reads is left unset), only over the lean list."""
-    stock, lean = WSGIHandler(), McpHandler()
+    stock, lean = WSGIHandler(), LeanHandler("MCP_MIDDLEWARE")
     state = {name for name in vars(stock) if name.startswith("_")}
     assert state == {name for name in vars(lean) if name.startswith("_")}
     assert state >= {"_middleware_chain", "_view_middleware", "_exception_middleware"}
 
 
-def test_the_lean_list_is_synchronous_middleware_only():
-    """McpHandler skips Django's sync/async adaptation: every listed middleware must be
+def test_the_lean_lists_are_synchronous_middleware_only():
+    """LeanHandler skips Django's sync/async adaptation: every listed middleware must be
     sync-capable and must not opt out with MiddlewareNotUsed."""
-    for path in settings.MCP_MIDDLEWARE:
+    for path in [*settings.MCP_MIDDLEWARE, *settings.REST_MIDDLEWARE]:
         middleware = import_string(path)
         assert getattr(middleware, "sync_capable", True), path
         assert middleware(lambda request: None) is not None, path
@@ -56,7 +56,7 @@ def test_the_chain_runs_exactly_the_lean_list(rf, monkeypatch):
             return original(self, request)
 
         monkeypatch.setattr(cls, "__call__", spy)
-    handler = McpHandler()
+    handler = LeanHandler("MCP_MIDDLEWARE")
     # The MCP endpoint: a plain view (the REST routes under /wp-json/ are DRF's, which sets
     # request.user itself).
     request = rf.post(reverse("mcp_endpoint:mcp"), data=b"{}", content_type="application/json")
