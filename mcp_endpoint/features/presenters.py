@@ -29,7 +29,7 @@ MENTIONS_SHOWN = 20
 def _slug_route(name: str, prefix: str, urlconf) -> tuple[str, str]:
     # A route's address around its slug, reversed once: an answer lists up to ~40 entries
     # of two routes, and a reverse() per entry would cost several times the rest of a cold
-    # get_term (docs/benchmarks.md, "Entry addresses in MCP answers").
+    # get_term (docs/benchmarks.md, "Issue 31", entry addresses in MCP answers).
     head, tail = reverse(name, kwargs={"slug": "slug-placeholder"}).split("slug-placeholder")
     return head, tail
 
