@@ -3,8 +3,8 @@ in-process buffer (a `collections.deque`, whose appends are atomic); a backgroun
 turns events into `Lookup` rows (identical lookups of a batch: one row with their count) and
 writes them in one statement per batch (COPY on PostgreSQL, bulk_create on SQLite), every
 `ANALYTICS_FLUSH_SECONDS` or as soon as `ANALYTICS_BATCH_SIZE` events wait. So a call costs no
-SQL query and no JSON work for analytics; parsing a replayed call's bytes, reading the client
-out of a session and folding the query all happen in the flush.
+SQL query and no JSON work for analytics; reading the client out of a session and folding
+the query happen in the flush.
 
 Failure never reaches a caller: the observer hook (`Server.observed`) logs an exception of
 `record()`, and a failed flush is logged and its batch dropped (analytics are not worth a
@@ -24,7 +24,6 @@ import threading
 import time
 from datetime import UTC, datetime
 
-import orjson
 from django.conf import settings
 from django.db import connection
 
@@ -58,10 +57,6 @@ class Recorder:
         self.buffer: collections.deque = collections.deque(maxlen=buffer_size)
         self._wake = threading.Event()
         self._lock = threading.Lock()
-        # Replayed calls counted by key (see `_count_replay`): key -> [first time, count,
-        # total seconds, the first event].
-        self.replays: dict = {}
-        self._replay_lock = threading.Lock()
         self._thread: threading.Thread | None = None
         self._pid: int | None = None
         self._stopping = False
@@ -70,27 +65,9 @@ class Recorder:
     # --- the hot path ---------------------------------------------------------------------
     def record(self, event) -> None:
         """The MCP server's observer (`Server.observe`): keep the event for the next flush."""
-        if event.method is None and event.key is not None:
-            self._count_replay(event)
-            return
-        if event.method is not None and event.method not in RECORDED_METHODS:
+        if event.method not in RECORDED_METHODS:
             return
         self._keep((Source.MCP, time.time(), event))
-
-    def _count_replay(self, event) -> None:
-        """A replayed call: counted under the replay's own key (no JSON-RPC id in it), so a
-        burst of repeats costs a dict increment each and one description per flush. Keeping
-        every replayed event for the flush cost ~0.1 ms of server CPU per cached call."""
-        key = (event.key, event.result_json, event.protocol_version)
-        with self._replay_lock:
-            slot = self.replays.get(key)
-            if slot is not None:
-                slot[1] += 1
-                slot[2] += event.seconds
-            elif len(self.replays) < self.buffer.maxlen:
-                self.replays[key] = [time.time(), 1, event.seconds, event]
-        if self._pid != os.getpid():
-            self._start()
 
     def record_search(self, sender, *, query, results, seconds, **kwargs) -> None:
         """`glossary.signals.site_searched`: a reader's query in the search box."""
@@ -123,10 +100,9 @@ class Recorder:
                 connection.close()
             self.flush()
             # Under steady traffic (woken by a full batch) the connection is kept: opening
-            # one per flush cost more server CPU than everything else analytics does
-            # (bench/mcp.py, cached get_term: +0.25 ms a call with a reconnect per 500
-            # events). When the timer woke it, traffic is light: give the connection back
-            # (a pool slot, or a socket), as the next flush may never come.
+            # one per flush costs more server CPU than everything else analytics does
+            # (docs/benchmarks.md). When the timer woke it, traffic is light: give the
+            # connection back (a pool slot, or a socket), as the next flush may never come.
             if not busy:
                 connection.close()
 
@@ -139,22 +115,12 @@ class Recorder:
         self._thread, self._pid, self._stopping = None, None, False
 
     def flush(self) -> int:
-        """Write what waits (the replay counts, then the buffer, in batches); returns the
-        number of events written."""
+        """Write what waits (the buffer, in batches); returns the number of events written."""
         written = 0
-        with self._replay_lock:
-            replays, self.replays = self.replays, {}
-        # The replay counts join the first batch's groups (a lookup answered once by the
-        # dispatcher and then replayed is one row).
         groups: dict[tuple, list] = {}  # fields -> [first time, count, total seconds]
-        memo: dict = {}
-        for at, count, seconds, event in replays.values():
-            described = self._describe(Source.MCP, event, memo)
-            if described is not None:
-                _add(groups, described[0], at, count, seconds)
         # Only what waits now: events arriving meanwhile go to the next flush. Draining "while
         # the buffer is not empty" under steady traffic turned the thread into a loop of tiny
-        # batches, one INSERT per few events (+0.25 ms of server CPU per cached get_term).
+        # batches, one INSERT per few events (docs/benchmarks.md).
         remaining = len(self.buffer)
         while remaining > 0:
             batch = []
@@ -169,17 +135,17 @@ class Recorder:
             # Identical lookups of one batch (same query, outcome, client…: an agent repeating
             # a call) become one row with their count and mean latency.
             for source, at, item in batch:
-                described = self._describe(source, item, memo)
+                described = self._describe(source, item)
                 if described is not None:
                     _add(groups, described[0], at, 1, described[1])
             written += self._write(groups)
-            groups, memo = {}, {}
+            groups = {}
         return written + self._write(groups)
 
     @staticmethod
-    def _describe(source, item, memo):
+    def _describe(source, item):
         try:
-            return describe(source, item, memo)
+            return describe(source, item)
         except Exception:
             logger.exception("Could not read an analytics event; skipped")
             return None
@@ -208,9 +174,9 @@ def insert_rows(rows: list[tuple]) -> None:
         # into every server process at start-up for one helper the flush thread uses.
         from glossary.importing import copy_rows
 
-        # COPY: the rows go through psycopg's C encoder as they are. bulk_create built a model
-        # per row and dumped every column as an array (Django 5.2 inserts by UNNEST): ~10% of
-        # the server's CPU per distinct MCP call, under the flush thread (bench/mcp.py).
+        # COPY: the rows go through psycopg's C encoder as they are; bulk_create builds a
+        # model per row and dumps every column as an array (Django 5.2 inserts by UNNEST),
+        # a visible share of the server's CPU per distinct MCP call (docs/benchmarks.md).
         copy_rows(Lookup._meta.db_table, COLUMNS, rows)
     else:
         Lookup.objects.bulk_create([Lookup(**dict(zip(COLUMNS, row, strict=True))) for row in rows])
@@ -245,37 +211,18 @@ def _client(ctx, params: dict | None) -> dict:
     return info if isinstance(info, dict) else {}
 
 
-def describe(source: str, item, memo: dict) -> tuple[tuple, float] | None:
-    """(the lookup's GROUP_FIELDS values, its seconds), or None for a call not recorded. A
-    replayed call's outcome is worked out once per batch for each distinct request and
-    result (`memo`): a burst of repeats costs a small JSON parse each, not a model's."""
+def describe(source: str, item) -> tuple[tuple, float] | None:
+    """(the lookup's GROUP_FIELDS values, its seconds), or None for a call not recorded."""
     if source == Source.SITE:
         query, results, seconds = item
         return _search_fields(query, results), seconds
-    event = item
-    if event.method is not None:
-        response = event.response or {}
-        ctx = event.ctx
-        fields = _mcp_fields(
-            event.method, event.params or {}, response.get("result"), "error" in response,
-            getattr(ctx, "protocol_version", None) or "", getattr(ctx, "era", None),
-            getattr(ctx, "transport", "") or "", _client(ctx, event.params),
-        )  # fmt: skip
-        return (fields, event.seconds) if fields else None
-    message = orjson.loads(event.body)
-    method, params = message.get("method"), message.get("params") or {}
-    key = (method, orjson.dumps(params, option=orjson.OPT_SORT_KEYS), event.result_json,
-           event.protocol_version)  # fmt: skip
-    if key not in memo:
-        if method not in RECORDED_METHODS:
-            memo[key] = None
-        else:
-            version = event.protocol_version or p.DEFAULT_HTTP_VERSION
-            result = orjson.loads(event.result_json)
-            memo[key] = _mcp_fields(
-                method, params, result, False, version, None, "http", _client(None, params)
-            )
-    fields = memo[key]
+    event, response = item, item.response or {}
+    ctx = event.ctx
+    fields = _mcp_fields(
+        event.method, event.params or {}, response.get("result"), "error" in response,
+        getattr(ctx, "protocol_version", None) or "", getattr(ctx, "era", None),
+        getattr(ctx, "transport", "") or "", _client(ctx, event.params),
+    )  # fmt: skip
     return (fields, event.seconds) if fields else None
 
 
@@ -348,7 +295,7 @@ recorder = Recorder(
 
 @atexit.register
 def _flush_at_exit() -> None:
-    if (recorder.buffer or recorder.replays) and recorder._pid == os.getpid():
+    if recorder.buffer and recorder._pid == os.getpid():
         try:
             recorder.flush()
         except Exception:  # the interpreter is going away; nothing left to tell

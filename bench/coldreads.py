@@ -1,6 +1,6 @@
 """The distinct-key read workload of `bench/mcp.py`: every key once, no repeats.
 
-A workload that rotates 50 slugs measures the result cache and the WSGI replay. Here every
+A workload that rotates 50 slugs measures the result cache. Here every
 request of a scenario asks for something the server was not asked before in that run:
 - `get_term`, `resources/read` of a term, `prompts/get explain_term`: every published term slug
   once (in a fixed shuffled order);
@@ -16,7 +16,7 @@ request of a scenario asks for something the server was not asked before in that
 Ours runs these against two instances: the result cache off (`MCP_RESULT_CACHE_SIZE=0`) and on
 with fewer entries than any scenario has keys (`CACHE_ON_SIZE`): a least-recently-used cache
 walked in a cycle longer than itself never hits, so "cache on" is what a miss costs when the
-cache is on (key, content state, storing the result and the replay's bytes). The reference
+cache is on (key, content state, storing the result). The reference
 (`bench/reference_server.py`) gets the same requests and runs the SQL captured here from our
 selectors (`capture`).
 """

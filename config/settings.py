@@ -134,9 +134,9 @@ MIDDLEWARE = [
     # Last: turns a refused (locked-out) admin login into the lockout page (AXES_* below).
     "axes.middleware.AxesMiddleware",
 ]
-# The MCP routes under /wp-json/ get their own handler with only these (config/wsgi.py): a
-# JSON API needs no sessions, auth, messages, CSRF (the view is exempt), frame options or
-# static files, and skipping them is ~30% of a cached call's CPU (bench/mcp.py --profile).
+# The MCP endpoint gets its own handler with only these (config/wsgi.py, which says why): a
+# JSON API for agents needs no sessions, auth, messages, CSRF (the view is exempt), frame
+# options, page security headers or static files.
 MCP_MIDDLEWARE = [
     "mcp_endpoint.transports.middleware.McpHostMiddleware",
     "django.middleware.security.SecurityMiddleware",
@@ -495,18 +495,15 @@ REST_FRAMEWORK = {
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "UNAUTHENTICATED_USER": "django.contrib.auth.models.AnonymousUser",
 }
-# The REST routes' own handler under WSGI (config/wsgi.py): what an API with session logins
-# needs (DRF checks CSRF itself for session-authenticated writes), none of the page middleware.
+# The REST API's handler under WSGI (config/wsgi.py, which says why): what an API with session
+# logins needs (DRF checks CSRF itself for session-authenticated writes), none of the page
+# middleware.
 REST_MIDDLEWARE = [
     "api.middleware.RestHostMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
 ]
-# REST requests without a session cookie (readers, scripts with application passwords: HTTP
-# Basic, which DRF checks itself) have no session to load: the same list without sessions
-# and auth, ~30 µs less a request (config/wsgi.py picks the list per request).
-REST_SESSIONLESS_MIDDLEWARE = REST_MIDDLEWARE[:2]
 # Throttle counters: per process by default; with REDIS_URL every process shares them.
 # The default cache is shared by every process (the MCP rate limits sync through it): Redis
 # when REDIS_URL is set, else the database cache (its table comes with `migrate`:

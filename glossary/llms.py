@@ -21,24 +21,16 @@ Accept` would split every cache entry by each client's Accept header.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 
 from django.conf import settings
 from django.urls import reverse
 
 from .markdown import html_to_markdown
+from .markdown import markdown_text as text
 from .models import entry_path
 
 MARKDOWN_TYPE = "text/markdown; charset=utf-8"
-# Plain-text fields (names, definitions, leads) as Markdown text: backslash-escape what would
-# start markup, raw HTML included (`<` and `>`).
-_SPECIAL = re.compile(r"([\\`*_\[\]<>#|])")
-
-
-def text(value: str) -> str:
-    """A plain-text field, safe to put into Markdown as literal text, on one line."""
-    return _SPECIAL.sub(r"\\\1", " ".join((value or "").split()))
 
 
 def markdown_url(page_url: str) -> str:

@@ -7,10 +7,10 @@ The result is stored on the row, so pages never render Markdown per request; the
 live preview calls the same `render_markdown()` (no second renderer).
 
 What editors get beyond CommonMark: tables, ~~strikethrough~~, footnotes (`[^1]`), bare URLs
-turned into links (linkify-it-py), fenced code with a `language-…` class, and two ways to keep
-a passage out of auto-linking (glossary/autolink.py): `[tekst]{.bez-linkow}` inline and a
-`::: bez-linkow` … `:::` block. Headings are shifted one level down (`# Tytuł` -> `<h2>`):
-the page's own title is its only `<h1>`.
+turned into links when written with a scheme or `www.` (linkify-it-py), fenced code with a
+`language-…` class, and two ways to keep a passage out of auto-linking (glossary/autolink.py):
+`[tekst]{.bez-linkow}` inline and a `::: bez-linkow` … `:::` block. Headings are shifted one
+level down (`# Tytuł` -> `<h2>`): the page's own title is its only `<h1>`.
 
 And back, for agents: `html_to_markdown` turns sanitized HTML into Markdown (markdownify)
 for every text an agent reads, the pages' Markdown alternates (glossary/llms.py) and the MCP
@@ -22,6 +22,7 @@ import re
 from urllib.parse import urljoin
 
 import nh3
+from linkify_it import LinkifyIt
 from markdown_it import MarkdownIt
 from mdit_py_plugins.attrs import attrs_plugin
 from mdit_py_plugins.container import container_plugin
@@ -38,6 +39,22 @@ def _shift_headings(state) -> None:
             token.tag = f"h{min(int(token.tag[1]) + 1, 6)}"
 
 
+class _Addresses(LinkifyIt):
+    """Linkify's matches that are addresses: a scheme (`https://…`, `mailto:…`, `//…`) or
+    `www.` written out. Bare words with a dot ("m.in.", "np.", "example.com") and bare e-mail
+    addresses stay text: in Polish prose they are abbreviations far more often than hosts."""
+
+    def match(self, text):
+        found = super().match(text) or []
+        kept = [m for m in found if _written_address(m.raw, m.schema)]
+        return kept or None
+
+
+def _written_address(raw: str, schema: str) -> bool:
+    lowered = raw.lower()
+    return lowered.startswith("www.") if not schema else lowered.startswith(schema.lower())
+
+
 _md = (
     MarkdownIt("commonmark", {"html": True, "linkify": True, "typographer": False})
     .enable(["table", "strikethrough", "linkify"])
@@ -46,6 +63,7 @@ _md = (
     .use(attrs_plugin, spans=True, allowed={"class"}, after=("span_close",))
     .use(container_plugin, name=NO_LINK_CLASS)
 )
+_md.linkify = _Addresses()
 _md.core.ruler.push("shift_headings", _shift_headings)
 
 _TAGS = {
@@ -112,6 +130,17 @@ def render_markdown(source: str) -> str:
     if not source:
         return ""
     return sanitize_html(_md.render(source))
+
+
+# Plain-text fields (names, definitions, leads) as Markdown text: backslash-escape what would
+# start markup, links and raw HTML included (`[`, `]`, `<`, `>`).
+_SPECIAL = re.compile(r"([\\`*_\[\]<>#|])")
+
+
+def markdown_text(value: str) -> str:
+    """A plain-text field, safe to put into Markdown as literal text, on one line: nothing an
+    editor typed (`[Kliknij](javascript:…)`, `<b>`) reads as a link or HTML to an agent."""
+    return _SPECIAL.sub(r"\\\1", " ".join((value or "").split()))
 
 
 # --- HTML back to Markdown (agents' texts) --------------------------------------------------
@@ -205,8 +234,8 @@ _SCHEMES = re.compile(r"ftp:|mailto:", re.IGNORECASE)
 
 def _maybe_markup(text: str) -> bool:
     """Whether `text` has one of those: `<`, `[`, `]`, `//`, `ftp:` or `mailto:` (ignoring
-    case). The plain `in` tests first: one case-insensitive regex over a whole body cost
-    ~30 µs of a cold get_term (issue 16), a substring test a few hundred nanoseconds."""
+    case). The plain `in` tests first: a substring test is far cheaper than one
+    case-insensitive regex over a whole body (docs/benchmarks.md, "Cold reads")."""
     if "<" in text or "[" in text or "]" in text or "//" in text:
         return True
     return ":" in text and _SCHEMES.search(text) is not None
@@ -239,8 +268,9 @@ def markdown_for_agents(source: str, *, site: str) -> str:
     if not source:
         return ""
     if not _maybe_markup(source):
-        # Prose without markup (most bodies): returned as written without parsing it, which
-        # was a fifth of a cold get_term's CPU (issue 16). Same answer as the parse below.
+        # Prose without markup (most bodies): returned as written without parsing it, a
+        # large share of a cold get_term's CPU saved (docs/benchmarks.md, "Cold reads").
+        # Same answer as the parse below.
         return source
     if _plain(_md.parse(source)):
         text = _INLINE_LINK.sub(lambda m: m[1] + site + m[2], source)

@@ -117,10 +117,8 @@ def _analytics_buffer():
 
     recorder.flush_seconds = 0
     recorder.buffer.clear()
-    recorder.replays.clear()
     yield
     recorder.buffer.clear()
-    recorder.replays.clear()
 
 
 # --- The MCP result cache (mcp_endpoint/features/cache.py) ------------------------------------

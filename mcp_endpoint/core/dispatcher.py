@@ -1,11 +1,12 @@
 """The fixed pipeline every transport feeds: bytes in, a `Reply` out, for one `Server`.
 
-parse (-32700, id null) → envelope (-32600) → era rules on `_meta` and the version and method
-headers (modern: -32602/-32020/-32022) → method lookup (-32601) → params schema (-32602) →
-the Mcp-Name header against the validated params (-32020) → result cache → handler →
-serialize. Validation comes before anything reads the params: a cache key, the choice of a
-live call, a log line or a header comparison only ever sees params that passed their
-method's schema, so a wrongly-shaped params object is always -32602, never an exception.
+parse (-32700, id null) → envelope (-32600; params nested too deep: -32602) → era rules on
+`_meta` and the version and method headers (modern: -32602/-32020/-32022) → method lookup
+(-32601) → params schema (-32602) → the Mcp-Name header against the validated params (-32020)
+→ result cache → handler → serialize. Validation comes before anything reads the params: a
+cache key, the choice of a live call, a log line or a header comparison only ever sees params
+that passed their method's schema, so a wrongly-shaped params object is always -32602, never
+an exception.
 
 The modern era rules on `_meta` run before the method lookup, as the 2026-07-28
 compatibility matrix expects (a legacy `initialize` reaching the modern path is rejected for
@@ -39,7 +40,7 @@ from .errors import (
     as_jsonrpc_error,
     wire_error,
 )
-from .registry import Method, first_error
+from .registry import MAX_PARAMS_DEPTH, Method, first_error, too_deep
 from .server import CallEvent
 
 logger = logging.getLogger("mcp_endpoint")
@@ -150,6 +151,14 @@ class Dispatcher:
         if era is None:  # stdio: a request carrying the modern version field is a modern one
             modern = isinstance(meta, dict) and p.META_PROTOCOL_VERSION in meta
             era = p.MODERN if modern else p.LEGACY
+        if too_deep(params):
+            if not has_id:
+                return Reply(None, 202)
+            error = InvalidParams(
+                f"params nest objects or arrays more than {MAX_PARAMS_DEPTH} levels deep; "
+                "no method here takes anything that deep: send a flatter params object"
+            )
+            return _error(error, request_id, era)
         ctx = replace(base, era=era, request_id=request_id, server=self.server)
         if not has_id:
             self._notify(method_name, params, ctx)

@@ -32,11 +32,11 @@ class SchemaValidator:
     microsecond, and by jsonschema, which words the error of an invalid instance.
 
     Why: every call is validated twice (its params, then a tool's or prompt's arguments), and
-    jsonschema's `is_valid` cost ~70–120 µs each on the hot path (bench/mcp.py, issue 16) while
-    almost every instance is valid. jsonschema stays the authority: an instance the fast check
-    rejects is judged again by jsonschema, whose verdict and message are the ones used (the
-    wording clients and tests/mcp/test_params.py see is unchanged), and an instance the fast
-    check cannot take (e.g. an integer beyond 64 bits) goes to jsonschema alone.
+    jsonschema's `is_valid` is a visible share of a cold call's CPU (docs/benchmarks.md, "Cold
+    reads") while almost every instance is valid. jsonschema stays the authority: an instance
+    the fast check rejects is judged again by jsonschema, whose verdict and message are the
+    ones used (the wording clients and tests/mcp/test_params.py see is unchanged), and an
+    instance the fast check cannot take (e.g. an integer beyond 64 bits) goes to jsonschema alone.
     tests/mcp/test_validation.py checks that both agree on every declared schema."""
 
     __slots__ = ("fast", "full", "schema")
@@ -69,6 +69,30 @@ def first_violation(validator: SchemaValidator, instance: Any):
     if validator.is_valid(instance):
         return None
     return best_match(validator.iter_errors(instance))
+
+
+# How deep params may nest. No method's params come near it; checking it first keeps every
+# later walk over the params (schema validation, `nul_path`, the cache key's serialization)
+# far from Python's recursion limit, which a 1,000-level `_meta` would otherwise reach.
+MAX_PARAMS_DEPTH = 64
+
+
+def too_deep(value: Any, limit: int = MAX_PARAMS_DEPTH) -> bool:
+    """Whether `value` nests objects and arrays more than `limit` levels deep (walked with a
+    stack, not recursion, so any depth the JSON parser accepts is measured safely)."""
+    stack = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, dict):
+            children = item.values()
+        elif isinstance(item, list):
+            children = item
+        else:
+            continue
+        if depth > limit:
+            return True
+        stack.extend((child, depth + 1) for child in children if isinstance(child, dict | list))
+    return False
 
 
 def nul_path(value: Any, root: str = "") -> str | None:

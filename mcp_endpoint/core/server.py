@@ -38,20 +38,12 @@ CACHEABLE_PARAMS = {
 
 
 class ResultCache(Protocol):
-    """What the dispatcher and the WSGI replay (transports/fastpath.py) ask of a result cache.
-    `key` is called only with validated params and only for calls `Server.cacheable` allows;
-    it returns None when the call must run after all (the cache is off, no state to key on)."""
+    """What the dispatcher asks of a result cache. `key` is called only with validated params
+    and only for calls `Server.cacheable` allows; it returns None when the call must run after
+    all (the cache is off, no state to key on)."""
 
-    # The replay's side: the key of the last result this thread served or stored (`key`) and
-    # the state the replay has just read for this request (`state`, consumed by `key`).
-    served: Any
-    replies: Any  # the replay's own store: get(key) / put(key, value)
-
-    def enabled(self) -> bool: ...
-    def state(self) -> Hashable | None: ...
     def key(self, method: str, params: dict, ctx) -> Hashable | None: ...
     def get(self, key: Hashable) -> dict | None: ...
-    def encoded(self, key: Hashable) -> bytes | None: ...
     def put(self, key: Hashable, result: dict) -> None: ...
 
 
@@ -84,22 +76,13 @@ logger = logging.getLogger("mcp_endpoint")
 class CallEvent:
     """What a server's observers learn of one answered request: the method, its validated
     params, the JSON-RPC response object sent, the request context and the time the answer
-    took. A call the WSGI replay answered (transports/fastpath.py) never reached the
-    dispatcher: it carries the request body and the result's JSON bytes instead, and the
-    protocol version its header named. Observers must treat everything here as read-only."""
+    took. Observers must treat everything here as read-only."""
 
     method: str | None
     params: dict | None
     response: dict | None
     ctx: Any
     seconds: float
-    body: bytes | None = None
-    result_json: bytes | None = None
-    protocol_version: str | None = None
-    # The replay's own key of the request (path, headers, method, canonical params; never
-    # the JSON-RPC id): equal keys with the same result are the same lookup, so an observer
-    # can count repeats without reading the body.
-    key: Any = None
 
 
 class Server(MethodTable, Features):
@@ -259,13 +242,6 @@ class Server(MethodTable, Features):
                 observer(event)
             except Exception:
                 logger.exception("MCP observer %r failed; the call was answered", observer)
-
-    def replayed(self, body: bytes, result_json: bytes, protocol_version, seconds: float, key=None):
-        """A call the WSGI replay answered from stored bytes (transports/fastpath.py)."""
-        if self.observers:
-            self.observed(
-                CallEvent(None, None, None, None, seconds, body, result_json, protocol_version, key)
-            )
 
 
 _servers: dict[str, Server] = {}

@@ -21,13 +21,10 @@ A call is cached from its second sight (`admits`): the first time this process s
 it runs in full without reading the content state, which only a lookup or a store needs.
 Why: an agent mostly asks what it has not asked before, and a first call paid the state's
 round trip for nothing (a lookup that must miss, then an entry nobody may ask for again):
-~0.2 ms of client CPU in-process, more under load, a third of a cold `get_term` with the
-cache on (bench/mcp.py, issue 16). What is asked again is cached from its second call and
-answered from the cache (or replayed) from its third; a remembered call costs a key in a
-bounded LRU of `SEEN_PER_ENTRY` times the cache's size.
+a third of a cold `get_term` with the cache on (docs/benchmarks.md, the distinct-key reads).
+What is asked again is cached from its second call and answered from the cache from its third;
+a remembered call costs a hash in a bounded LRU of `SEEN_PER_ENTRY` times the cache's size.
 """
-
-import threading
 
 import orjson
 from django.conf import settings
@@ -45,20 +42,17 @@ SEEN_PER_ENTRY = 4
 class ContentResultCache:
     def __init__(self, size: int) -> None:
         self.results = LRU(max(size, 1))
-        # The WSGI replay's stored responses (transports/fastpath.py), keyed the same way.
-        self.replies = LRU(max(size, 1))
         # Calls seen once, without their content state (`admits`).
         self.seen = LRU(max(size, 1) * SEEN_PER_ENTRY)
-        self.served = threading.local()
 
     def admits(self, call) -> bool:
         """Whether `call` (a key without the content state) was seen before; remembers it.
         A call seen for the first time is neither looked up nor stored.
 
-        Only the key's hash is remembered: the replay asks before anything is validated, and
-        a key holds the request's headers and params (up to `MCP_MAX_BODY_BYTES`), so keeping
-        keys would let distinct large requests fill memory. Two calls sharing a hash only
-        make the second read the content state for a lookup that misses."""
+        Only the key's hash is remembered: a key holds the call's params (up to
+        `MCP_MAX_BODY_BYTES`), so keeping keys would let distinct large requests fill memory.
+        Two calls sharing a hash only make the second read the content state for a lookup
+        that misses."""
         digest = hash(call)
         if self.seen.get(digest) is not None:
             return True
@@ -68,20 +62,11 @@ class ContentResultCache:
     def enabled(self) -> bool:
         return settings.MCP_RESULT_CACHE_SIZE > 0
 
-    def state(self):
-        return selectors.content_state()
-
     def key(self, method: str, params: dict, ctx):
         """The cache key of this call (reading the content state: one query), or None when
         the call must run after all."""
         if not self.enabled():
             return None
-        # The WSGI replay has just read the state for this very request (a miss there), so
-        # it had seen the request before; reading it again would cost a second query for the
-        # same answer. Reading it earlier keeps the cache correct: the data is then read
-        # after the state, never before.
-        served = getattr(self.served, "state", None)
-        self.served.state = None
         try:
             canonical = orjson.dumps(
                 {k: v for k, v in params.items() if k != p.META}, option=orjson.OPT_SORT_KEYS
@@ -89,9 +74,11 @@ class ContentResultCache:
         except TypeError:  # e.g. an integer beyond 64 bits: not worth a special case
             return None
         call = (ctx.era, ctx.protocol_version, method, canonical)
-        if served is None and not self.admits(call):
+        if not self.admits(call):
             return None
-        state = served or selectors.content_state()
+        # Read before the data, never after: an edit between the two makes the entry a key
+        # nobody asks for again, never a stale answer under the new state.
+        state = selectors.content_state()
         if state is None:
             return None
         return (state, *call)
@@ -100,12 +87,7 @@ class ContentResultCache:
         encoded = self.results.get(key)
         if encoded is None:
             return None
-        self.served.key = key
         return orjson.loads(encoded)
-
-    def encoded(self, key) -> bytes | None:
-        return self.results.get(key)
 
     def put(self, key, result: dict) -> None:
         self.results.put(key, orjson.dumps(result))
-        self.served.key = key

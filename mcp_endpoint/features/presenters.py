@@ -12,17 +12,24 @@ from functools import lru_cache
 
 from django.urls import get_script_prefix, get_urlconf, reverse
 
-from glossary.markdown import markdown_for_agents
+from glossary.markdown import markdown_for_agents, markdown_text
 from glossary.selectors import ArticleDetail, TermDetail
 
 TERM_URI = "glossary://terms/"
 ARTICLE_URI = "glossary://articles/"
 MARKDOWN = "text/markdown"
+# A tool answer's budget: an agent pays for every token of it. A longer body is cut (the
+# resource, `resources/read`, has all of it), and the terms a text mentions are listed by
+# name and address, at most this many (the resource lists them all).
+BODY_BUDGET = 20_000
+MENTIONS_SHOWN = 20
 
 
 @lru_cache(maxsize=64)
 def _slug_route(name: str, prefix: str, urlconf) -> tuple[str, str]:
-    # reverse() costs ~0.35 ms; a search result lists ten URLs of the same route.
+    # A route's address around its slug, reversed once: an answer lists up to ~40 entries
+    # of two routes, and a reverse() per entry would cost several times the rest of a cold
+    # get_term (docs/benchmarks.md, "Issue 31", entry addresses in MCP answers).
     head, tail = reverse(name, kwargs={"slug": "slug-placeholder"}).split("slug-placeholder")
     return head, tail
 
@@ -43,7 +50,7 @@ def article_url(base_url: str, slug: str) -> str:
 
 def urls_on(base_url: str):
     """`term_url` and `article_url` on `base_url` for one answer: the script prefix and the
-    URLconf (thread-locals, ~25 µs a URL) are read once, not for each of its ~20 URLs."""
+    URLconf (thread-locals) are read once, not for each of its URLs."""
     prefix, urlconf = get_script_prefix(), get_urlconf()
     term_head, term_tail = _slug_route("glossary:term", prefix, urlconf)
     article_head, article_tail = _slug_route("glossary:article", prefix, urlconf)
@@ -54,17 +61,58 @@ def urls_on(base_url: str):
 
 
 def iso(value) -> str | None:
-    return value.isoformat() if value else None
+    """An ISO 8601 time to the second: the microseconds tell an agent nothing."""
+    return value.replace(microsecond=0).isoformat() if value else None
 
 
-def term_data(detail: TermDetail, base_url: str) -> dict:
+def _budgeted_body(source: str, base_url: str, full: bool) -> tuple[str, int | None]:
+    """The body as an agent reads it, and its full length when it was cut to `BODY_BUDGET`
+    (a tool answer; `full` for a resource, which is where the rest is read)."""
+    body = markdown_for_agents(source, site=base_url)
+    if full or len(body) <= BODY_BUDGET:
+        return body, None
+    # At the last paragraph (or else line, word) break within the budget: no half a link.
+    cut = max(body.rfind("\n\n", 0, BODY_BUDGET), body.rfind("\n", 0, BODY_BUDGET))
+    if cut < BODY_BUDGET // 2:
+        cut = body.rfind(" ", 0, BODY_BUDGET)
+    return body[: cut if cut > 0 else BODY_BUDGET].rstrip(), len(body)
+
+
+def _budget_fields(uri: str, body_length: int | None, mentions_total: int) -> dict:
+    """Where the rest is (`resource`), whether the body was cut (and its full length then),
+    how many terms the text mentions in all."""
+    fields = {"resource": uri, "bodyTruncated": body_length is not None}
+    if body_length is not None:
+        fields["bodyLength"] = body_length
+    return {**fields, "mentionsTotal": mentions_total}
+
+
+def _mentions(links, to_term, skip: set, full: bool) -> tuple[list[dict], int]:
+    """The glossary terms a text mentions (its auto-links) that the answer does not list
+    already (the entry itself, its related or used terms): names and URLs, at most
+    `MENTIONS_SHOWN` in a tool answer; and how many there are in all."""
+    found = [
+        {"slug": t.slug, "name": t.title, "url": to_term(t.slug)}
+        for t in links
+        if t.slug not in skip
+    ]
+    return (found if full else found[:MENTIONS_SHOWN]), len(found)
+
+
+def term_data(detail: TermDetail, base_url: str, *, full: bool = False) -> dict:
+    """`full`: the whole body and every mention (the resource); otherwise a tool answer's
+    budget (`BODY_BUDGET`, `MENTIONS_SHOWN`), with the resource named for the rest."""
     term = detail.term
     to_term, to_article = urls_on(base_url)
+    uri = TERM_URI + term.slug
+    body, body_length = _budgeted_body(term.body, base_url, full)
+    skip = {term.slug, *(r.slug for r in detail.related)}
+    mentions, total = _mentions(detail.mentions, to_term, skip, full)
     return {
         "name": term.name,
         "slug": term.slug,
         "shortDefinition": term.short_definition,
-        "body": markdown_for_agents(term.body, site=base_url),
+        "body": body,
         "synonyms": list(term.synonyms),
         "categories": [{"slug": c.slug, "name": c.title} for c in detail.categories],
         "related": [
@@ -81,44 +129,58 @@ def term_data(detail: TermDetail, base_url: str) -> dict:
         ],
         "url": to_term(term.slug),
         "updatedAt": iso(term.updated_at),
-        "mentions": _mentions(detail.mentions, to_term),
+        "mentions": mentions,
+        **_budget_fields(uri, body_length, total),
     }
-
-
-def _mentions(links, to_term) -> list[dict]:
-    """The glossary terms a text mentions (its auto-links): slug, name, definition, URL."""
-    return [
-        {
-            "slug": t.slug,
-            "name": t.title,
-            "shortDefinition": t.summary,
-            "url": to_term(t.slug),
-        }
-        for t in links
-    ]
 
 
 def _term_line(term: dict) -> str:
     """A term another entry names: its name linked to its page, slug, short definition."""
-    return f"- [{term['name']}]({term['url']}) (`{term['slug']}`): {term['shortDefinition']}"
+    return (
+        f"- [{markdown_text(term['name'])}]({term['url']}) (`{term['slug']}`): "
+        f"{markdown_text(term['shortDefinition'])}"
+    )
 
 
 def _mentions_markdown(data: dict) -> list[str]:
+    """The mentioned terms on one line of links; how to get the rest when some are left out."""
     if not data["mentions"]:
         return []
-    lines = ["## Pojęcia wspomniane w treści", ""]
-    lines += [_term_line(t) for t in data["mentions"]]
-    return [*lines, ""]
+    links = ", ".join(f"[{markdown_text(t['name'])}]({t['url']})" for t in data["mentions"])
+    lines = ["## Pojęcia wspomniane w treści", "", links, ""]
+    left = data["mentionsTotal"] - len(data["mentions"])
+    if left > 0:
+        lines += [f"Oraz {left} innych: pełna lista w zasobie {data['resource']}.", ""]
+    return lines
+
+
+def _count(number: int) -> str:
+    return f"{number:,}".replace(",", "\u00a0")
+
+
+def _body_markdown(data: dict) -> list[str]:
+    if not data["body"].strip():
+        return []
+    lines = [data["body"].strip(), ""]
+    if data["bodyTruncated"]:
+        shown, length = _count(len(data["body"])), _count(data["bodyLength"])
+        lines += [
+            f"(Treść skrócona do {shown} z {length} znaków; całość: zasób {data['resource']}, "
+            "resources/read.)",
+            "",
+        ]
+    return lines
 
 
 def term_markdown(data: dict) -> str:
-    lines = [f"# {data['name']}", "", data["shortDefinition"], ""]
+    lines = [f"# {markdown_text(data['name'])}", "", markdown_text(data["shortDefinition"]), ""]
     if data["synonyms"]:
-        lines += [f"**Synonimy:** {', '.join(data['synonyms'])}", ""]
+        synonyms = ", ".join(markdown_text(s) for s in data["synonyms"])
+        lines += [f"**Synonimy:** {synonyms}", ""]
     if data["categories"]:
-        lines += [f"**Kategorie:** {', '.join(c['name'] for c in data['categories'])}", ""]
-    if data["body"].strip():
-        lines += [data["body"].strip(), ""]
+        names = ", ".join(markdown_text(c["name"]) for c in data["categories"])
+        lines += [f"**Kategorie:** {names}", ""]
+    lines += _body_markdown(data)
     if data["related"]:
         lines += ["## Pojęcia powiązane", ""]
         lines += [_term_line(r) for r in data["related"]]
@@ -126,7 +188,7 @@ def term_markdown(data: dict) -> str:
     lines += _mentions_markdown(data)
     if data["articles"]:
         lines += ["## Artykuły", ""]
-        lines += [f"- [{a['title']}]({a['url']})" for a in data["articles"]]
+        lines += [f"- [{markdown_text(a['title'])}]({a['url']})" for a in data["articles"]]
         lines.append("")
     lines.append(f"Źródło: {data['url']} (zaktualizowano {data['updatedAt']})")
     return "\n".join(lines)
@@ -138,15 +200,20 @@ def _article_link(link, to_article) -> dict | None:
     return {"slug": link.slug, "title": link.title, "url": to_article(link.slug)}
 
 
-def article_data(detail: ArticleDetail, base_url: str) -> dict:
+def article_data(detail: ArticleDetail, base_url: str, *, full: bool = False) -> dict:
+    """`full` as in `term_data`."""
     article = detail.article
     series = article.series
     to_term, to_article = urls_on(base_url)
+    uri = ARTICLE_URI + article.slug
+    body, body_length = _budgeted_body(article.body, base_url, full)
+    skip = {t.slug for t in detail.terms}
+    mentions, total = _mentions(detail.mentions, to_term, skip, full)
     return {
         "title": article.title,
         "slug": article.slug,
         "lead": article.lead,
-        "body": markdown_for_agents(article.body, site=base_url),
+        "body": body,
         "url": to_article(article.slug),
         "publishedAt": iso(article.published_at),
         "updatedAt": iso(article.updated_at),
@@ -162,18 +229,18 @@ def article_data(detail: ArticleDetail, base_url: str) -> dict:
         ],
         "previous": _article_link(detail.previous, to_article),
         "next": _article_link(detail.next, to_article),
-        "mentions": _mentions(detail.mentions, to_term),
+        "mentions": mentions,
+        **_budget_fields(uri, body_length, total),
     }
 
 
 def article_markdown(data: dict) -> str:
-    lines = [f"# {data['title']}", ""]
+    lines = [f"# {markdown_text(data['title'])}", ""]
     if data["lead"].strip():
-        lines += [f"*{data['lead'].strip()}*", ""]
+        lines += [f"*{markdown_text(data['lead'])}*", ""]
     if data["series"]:
-        lines += [f"**Seria:** {data['series']['name']}", ""]
-    if data["body"].strip():
-        lines += [data["body"].strip(), ""]
+        lines += [f"**Seria:** {markdown_text(data['series']['name'])}", ""]
+    lines += _body_markdown(data)
     if data["terms"]:
         lines += ["## Pojęcia ze słownika", ""]
         lines += [_term_line(t) for t in data["terms"]]
@@ -181,6 +248,7 @@ def article_markdown(data: dict) -> str:
     lines += _mentions_markdown(data)
     for label, key in (("Poprzedni w serii", "previous"), ("Następny w serii", "next")):
         if data[key]:
-            lines.append(f"{label}: [{data[key]['title']}]({data[key]['url']})")
+            title = markdown_text(data[key]["title"])
+            lines.append(f"{label}: [{title}]({data[key]['url']})")
     lines.append(f"Źródło: {data['url']} (opublikowano {data['publishedAt']})")
     return "\n".join(lines)

@@ -46,7 +46,7 @@ def term_entry(slug: str) -> tuple[dict, str] | None:
     contents = {
         "uri": TERM_URI + slug,
         "mimeType": MARKDOWN,
-        "text": term_markdown(term_data(detail, site_url())),
+        "text": term_markdown(term_data(detail, site_url(), full=True)),
     }
     return contents, detail.term.name
 
@@ -60,7 +60,7 @@ def article_entry(slug: str) -> tuple[dict, str] | None:
     contents = {
         "uri": ARTICLE_URI + slug,
         "mimeType": MARKDOWN,
-        "text": article_markdown(article_data(detail, site_url())),
+        "text": article_markdown(article_data(detail, site_url(), full=True)),
     }
     return contents, detail.article.title
 

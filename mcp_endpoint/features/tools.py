@@ -18,6 +18,7 @@ import orjson
 from django.conf import settings
 
 from glossary import search, selectors
+from glossary.markdown import markdown_text
 from glossary.polish import INDEX_LETTERS, OTHER_LETTER, fold, polish_slugify
 from glossary.site import site_url
 
@@ -77,9 +78,24 @@ def _array(items: dict) -> dict:
 TERM_HIT = _object(
     {"name": STR, "slug": STR, "shortDefinition": STR, "url": STR, "score": {"type": "number"}}
 )
-# The glossary terms a text mentions (auto-links; glossary/autolink.py).
-MENTIONS = _array(_object({"slug": STR, "name": STR, "shortDefinition": STR, "url": STR}))
-TERM_OUTPUT = _object(
+# The glossary terms a text mentions (auto-links; glossary/autolink.py), by name and address.
+MENTIONS = _array(_object({"slug": STR, "name": STR, "url": STR}))
+# A get_term/get_article answer's budget (presenters.BODY_BUDGET, MENTIONS_SHOWN): where the
+# whole entry is, whether the body was cut (and its full length), how many terms it mentions.
+BUDGET = {
+    "resource": {"type": "string", "description": "Zasób z pełną treścią (resources/read)"},
+    "bodyTruncated": {"type": "boolean"},
+    "bodyLength": {"type": "integer", "description": "Pełna długość treści, gdy skrócona"},
+    "mentionsTotal": {"type": "integer"},
+}
+OPTIONAL = {"bodyLength"}
+
+
+def _entry(properties: dict, optional: set) -> dict:
+    return _object(properties, [name for name in properties if name not in optional])
+
+
+TERM_OUTPUT = _entry(
     {
         "name": STR,
         "slug": STR,
@@ -92,9 +108,11 @@ TERM_OUTPUT = _object(
         "url": STR,
         "updatedAt": {"type": ["string", "null"], "description": "ISO 8601"},
         "mentions": MENTIONS,
-    }
+        **BUDGET,
+    },
+    OPTIONAL,
 )
-ARTICLE_OUTPUT = _object(
+ARTICLE_OUTPUT = _entry(
     {
         "title": STR,
         "slug": STR,
@@ -112,7 +130,9 @@ ARTICLE_OUTPUT = _object(
         "previous": ARTICLE_REF,
         "next": ARTICLE_REF,
         "mentions": MENTIONS,
-    }
+        **BUDGET,
+    },
+    OPTIONAL,
 )
 ARTICLE_HIT = _object({"title": STR, "slug": STR, "lead": STR, "url": STR})
 
@@ -167,7 +187,9 @@ def search_term(arguments: dict, ctx) -> ToolResult:
         return ToolResult(f"Brak pojęć pasujących do „{query}”.{hint}", data)
     lines = [f"Pojęcia pasujące do „{query}”:", ""]
     lines += [
-        f"- **{r['name']}** (`{r['slug']}`): {r['shortDefinition']} {r['url']}" for r in results
+        f"- **{markdown_text(r['name'])}** (`{r['slug']}`): {markdown_text(r['shortDefinition'])} "
+        f"{r['url']}"
+        for r in results
     ]
     return ToolResult("\n".join(lines), data)
 
@@ -177,9 +199,13 @@ def search_term(arguments: dict, ctx) -> ToolResult:
     name="get_term",
     title="Pobierz pojęcie",
     description=(
-        "Pobiera jedno pojęcie po slugu: krótką definicję, pełną treść (Markdown), synonimy, "
-        "kategorie, pojęcia powiązane i artykuły (z adresami), adres strony i datę "
-        "aktualizacji. Przy nieznanym slugu błąd podaje najbliższe istniejące slugi."
+        "Pobiera jedno pojęcie po slugu: krótką definicję, treść (Markdown), synonimy, "
+        "kategorie, pojęcia powiązane i artykuły (z adresami), pojęcia wspomniane w treści, "
+        "adres strony i datę aktualizacji. Przy nieznanym slugu błąd podaje najbliższe "
+        "istniejące slugi. Odpowiedź ma budżet: treść dłuższa niż 20 000 znaków jest skracana "
+        "(bodyTruncated), a pojęcia wspomniane w treści są podane nazwą i adresem, najwyżej "
+        "20 (mentionsTotal mówi, ile ich jest); całość podaje zasób glossary://terms/{slug} "
+        "(resources/read, pole resource)."
     ),
     input_schema=_input({"slug": SLUG}, ["slug"]),
     output_schema=TERM_OUTPUT,
@@ -307,7 +333,8 @@ def list_terms(arguments: dict, ctx) -> ToolResult:
     if len(rows) > size:
         data["nextCursor"] = make_cursor(kind, [page[-1]["sort_key"], page[-1]["id"]])
     lines = [
-        f"- [{t['name']}]({t['url']}) (`{t['slug']}`): {t['shortDefinition']}"
+        f"- [{markdown_text(t['name'])}]({t['url']}) (`{t['slug']}`): "
+        f"{markdown_text(t['shortDefinition'])}"
         for t in data["terms"]
     ]
     if not lines:
@@ -350,7 +377,10 @@ def search_articles(arguments: dict, ctx) -> ToolResult:
             "search_term, by znaleźć pojęcie i artykuły, które go używają.",
             data,
         )
-    lines = [f"- [{r['title']}]({r['url']}) (`{r['slug']}`): {r['lead']}" for r in results]
+    lines = [
+        f"- [{markdown_text(r['title'])}]({r['url']}) (`{r['slug']}`): {markdown_text(r['lead'])}"
+        for r in results
+    ]
     return ToolResult("\n".join(lines), data)
 
 
@@ -359,9 +389,13 @@ def search_articles(arguments: dict, ctx) -> ToolResult:
     name="get_article",
     title="Pobierz artykuł",
     description=(
-        "Pobiera jeden opublikowany artykuł po slugu: wstęp, pełną treść (Markdown), pojęcia "
+        "Pobiera jeden opublikowany artykuł po slugu: wstęp, treść (Markdown), pojęcia "
         "ze słownika, których używa, serię z poprzednim i następnym artykułem oraz adresy "
-        "stron. Przy nieznanym slugu błąd podaje najbliższe istniejące slugi."
+        "stron. Przy nieznanym slugu błąd podaje najbliższe istniejące slugi. Odpowiedź ma "
+        "budżet: treść dłuższa niż 20 000 znaków jest skracana (bodyTruncated), a pojęcia "
+        "wspomniane w treści są podane nazwą i adresem, najwyżej 20 (mentionsTotal mówi, ile "
+        "ich jest); całość podaje zasób glossary://articles/{slug} (resources/read, pole "
+        "resource)."
     ),
     input_schema=_input({"slug": SLUG}, ["slug"]),
     output_schema=ARTICLE_OUTPUT,

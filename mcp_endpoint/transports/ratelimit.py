@@ -1,4 +1,4 @@
-"""Rate limits of the MCP endpoint: per client, and per client and tool (issue 13, item 9).
+"""Rate limits of the MCP endpoint: per client, and per client and tool.
 
 Fixed windows aligned on the clock (the same windows in every process): a client may send
 `MCP_RATE_LIMITS["client"]` POSTs per window, and call one tool `MCP_RATE_LIMITS["tool"]`
@@ -30,7 +30,6 @@ import time
 from dataclasses import dataclass
 from functools import cache
 
-import orjson
 from django.conf import settings
 from django.core.cache import caches
 from django.db import connections
@@ -244,28 +243,3 @@ def check_client(request) -> RateLimited | None:
 def check_tool(request, tool: str) -> RateLimited | None:
     """The view's second check, once `tools/call` params were validated: the tool budget."""
     return get_limiter().check(client_address(request.META), tool, client=False)
-
-
-def refuse_replay(environ, key: tuple, request_id) -> tuple[str, list, bytes] | None:
-    """The WSGI replay's check (transports/fastpath.py), before it answers from a stored
-    reply: both budgets, so replayed answers count as the full path's do. The tool is the
-    Mcp-Name header, or for a legacy client the name in params: a stored reply exists only
-    for params the full path validated, so reading them here is after validation.
-    `key` is the replay key (method at [5], canonical params at [6]). Returns the 429 to
-    send, or None."""
-    limiter = get_limiter()
-    if not limiter.enabled:
-        return None
-    tool = None
-    if key[5] == "tools/call" and limiter.tool is not None:
-        tool = environ.get("HTTP_MCP_NAME") or orjson.loads(key[6]).get("name")
-    refused = limiter.check(client_address(environ), tool)
-    if refused is None:
-        return None
-    body = orjson.dumps({"jsonrpc": "2.0", "id": request_id, "error": refused.as_error()})
-    headers = [
-        ("Content-Type", "application/json"),
-        ("Retry-After", str(refused.retry_after)),
-        ("Content-Length", str(len(body))),
-    ]
-    return "429 Too Many Requests", headers, body

@@ -34,7 +34,8 @@ ALLOW = "POST, OPTIONS"
 JSON = "application/json"
 MCP_HEADERS = ("mcp-protocol-version", "mcp-method", "mcp-name")
 # The POST path reads headers from `request.META` (WSGI's names): building
-# `request.headers` (every header of the request) cost ~4% of a cold call (issue 16).
+# `request.headers` (every header of the request) is a visible share of a cold call
+# (docs/benchmarks.md, "Cold reads").
 MCP_HEADER_KEYS = tuple((name, "HTTP_" + name.upper().replace("-", "_")) for name in MCP_HEADERS)
 CORS_ALLOW_HEADERS = (
     "content-type, accept, mcp-protocol-version, mcp-session-id, mcp-method, mcp-name, "

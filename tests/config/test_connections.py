@@ -38,7 +38,7 @@ def test_a_connection_the_server_terminated_is_replaced_before_the_request():
 
 
 def test_the_wsgi_entry_point_runs_it_on_every_request():
-    """config/wsgi.py connects it to request_started (the replay sends that signal too)."""
+    """config/wsgi.py connects it to request_started."""
     from django.core import signals
 
     import config.wsgi  # noqa: F401

@@ -1,6 +1,6 @@
-"""The WSGI entry point (config/wsgi.py): /wp-json/ requests go to a handler with the lean
-MCP middleware list, everything else to the site's; both keep Host validation and the
-security headers."""
+"""The WSGI entry point (config/wsgi.py): MCP endpoint requests go to a handler with the lean
+MCP middleware list, everything else (the REST API included) to the site's; both keep Host
+validation and the security headers."""
 
 import json
 

@@ -51,3 +51,26 @@ HOSTILE = [
 def test_hostile_markdown_is_sanitized(rule, source, forbidden):
     """Whatever an editor types, nothing executable or page-clobbering survives."""
     assert forbidden not in render_markdown(source)
+
+
+# (rule, Markdown, what the HTML must hold, what it must not)
+ADDRESSES = [
+    ("an abbreviation with dots is a word", "Protokoły m.in. HTTP.", "m.in. HTTP", "<a"),
+    ("a bare domain is a word", "Np. example.com i slownik.pl.", "example.com i slownik.pl", "<a"),
+    ("a bare e-mail address is a word", "Pisz: ewa@slownik.pl.", "ewa@slownik.pl", "<a"),
+    ("www. written out is an address", "Zobacz www.example.com.", '<a href="http://www.example.com"', None),
+    ("a scheme is an address", "Zobacz https://m.in/x.", '<a href="https://m.in/x"', None),
+    ("mailto: written out is an address", "mailto:ewa@slownik.pl", '<a href="mailto:ewa@slownik.pl"', None),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("rule", "source", "held", "forbidden"), ADDRESSES, ids=[r[0] for r in ADDRESSES]
+)
+def test_only_written_addresses_become_links(rule, source, held, forbidden):
+    """Bare words with a dot ("m.in.", "example.com") are not addresses: linkify links only
+    what has a scheme or `www.` written out."""
+    html = render_markdown(source)
+    assert held in html
+    if forbidden:
+        assert forbidden not in html

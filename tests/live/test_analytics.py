@@ -1,5 +1,5 @@
 """Analytics in a real production process (granian's WSGI interface over config.wsgi): calls
-answered by the full path and by the WSGI replay both reach the database, written by the
+answered by the selectors and by the result cache both reach the database, written by the
 recorder's background thread within its flush interval, and the caller never waits for it."""
 
 from __future__ import annotations
@@ -34,9 +34,9 @@ def _call(server, slug: str, request_id: int) -> dict:
         conn.close()
 
 
-def test_full_path_and_replayed_calls_are_written_by_the_background_thread(live_site, wsgi_site):
-    """Three identical misses (one full path, two replays) are written within the flush
-    interval (ANALYTICS_FLUSH_SECONDS, 5 s by default): three lookups in the count."""
+def test_computed_and_cached_calls_are_written_by_the_background_thread(live_site, wsgi_site):
+    """Three identical misses (computed twice, then from the result cache) are written within
+    the flush interval (ANALYTICS_FLUSH_SECONDS, 5 s by default): three lookups in the count."""
     slug = f"brak-{uuid.uuid4().hex[:10]}"
     for request_id in (1, 2, 3):
         assert _call(wsgi_site, slug, request_id)["result"]["isError"] is True

@@ -85,7 +85,7 @@ def _request(port, method, path, body=None, headers=None):
 
 
 def _mcp(port, query):
-    """A distinct search each time, so no answer comes from the result cache or the replay."""
+    """A distinct search each time, so no answer comes from the result cache."""
     body = {"jsonrpc": "2.0", "id": 1, "method": "tools/call",
             "params": {"name": "search_term", "arguments": {"query": query}}}  # fmt: skip
     return _request(port, "POST", MCP_PATH, json.dumps(body), {"Content-Type": "application/json"})

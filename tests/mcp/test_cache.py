@@ -65,7 +65,7 @@ def test_a_call_seen_once_is_cached_from_its_second_sight(content, django_assert
         cache.admits(("other", n, b"x" * 100_000))
     assert not cache.admits(("legacy", "2025-03-26", "tools/call", key[4]))  # forgotten
     # What is remembered is a hash, never the request: distinct large requests cannot fill
-    # memory (the replay asks before anything is validated).
+    # memory.
     assert all(isinstance(digest, int) for digest in cache.seen._data)
 
 

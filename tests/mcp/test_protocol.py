@@ -344,6 +344,52 @@ def test_batch_elements_are_checked_one_by_one(client, db):
 
 
 # --- parse errors, notifications, responses ---------------------------------------------
+def _deep(levels: int) -> str:
+    return '{"a":' * levels + "{}" + "}" * levels
+
+
+@pytest.mark.parametrize("era", ["legacy", "modern"])
+@pytest.mark.parametrize("where", ["_meta", "arguments"])
+def test_deeply_nested_params_are_invalid_params_in_both_eras(client, content, era, where):
+    """JSON-RPC 2.0 §5.1: params nested 1,000 levels deep (which the JSON parser accepts) are
+    -32602 with a message that says what is wrong, never HTTP 500 / -32603: the same
+    answer in both eras, wherever in params the nesting is."""
+    fields = '"x":' + _deep(1000)
+    meta_fields = '"io.modelcontextprotocol/protocolVersion":"2026-07-28",'
+    meta_fields += '"io.modelcontextprotocol/clientCapabilities":{}'
+    if era == "legacy":
+        meta_fields = ""
+    if where == "_meta":
+        meta_text = "{" + (meta_fields + "," if meta_fields else "") + fields + "}"
+        arguments = '{"slug":"mcp"}'
+    else:
+        meta_text = "{" + meta_fields + "}"
+        arguments = "{" + fields + "}"
+    raw = (
+        '{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"get_term",'
+        f'"arguments":{arguments},"_meta":{meta_text}}}}}'
+    )
+    headers = modern_headers("tools/call", "get_term") if era == "modern" else {}
+    response = post(client, raw.encode(), headers=headers)
+    assert response.status_code in (200, 400)
+    error = response.json()["error"]
+    assert response.json()["id"] == 7
+    assert error["code"] == -32602
+    assert "64 levels deep" in error["message"]
+
+
+def test_params_nested_to_the_limit_are_validated_as_usual(client, content):
+    """The depth limit leaves room for any real params: 60 levels under `_meta` pass to the
+    method as before."""
+    raw = (
+        '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_term",'
+        '"arguments":{"slug":"mcp"},"_meta":{"x":' + _deep(60) + "}}}"
+    )
+    response = post(client, raw.encode(), headers={"MCP-Protocol-Version": LEGACY})
+    assert response.status_code == 200
+    assert result_of(response)["structuredContent"]["slug"] == "mcp"
+
+
 @pytest.mark.parametrize("raw", [b"{", b"not json", b'{"jsonrpc": "2.0",}', b"\xff\xfe"])
 def test_parse_error(client, db, raw):
     """JSON-RPC 2.0 §5.1: unparseable JSON -> -32700 with id null (HTTP 400)."""

@@ -1,7 +1,7 @@
-"""MCP rate limits (mcp_endpoint/transports/ratelimit.py; issue 13, item 9): a client over
+"""MCP rate limits (mcp_endpoint/transports/ratelimit.py): a client over
 its budget — all POSTs, or calls of one tool — gets HTTP 429 with Retry-After and a JSON-RPC
 error (-32029, in the server range JSON-RPC 2.0 §5.1 leaves to implementations) saying which
-limit and when to come back, on the full path and on the WSGI replay alike; the counts are
+limit and when to come back, cached answers included; the counts are
 shared between processes through the cache; the check costs no query; loopback is exempt."""
 
 import json
@@ -176,9 +176,9 @@ def test_loopback_clients_are_not_limited_by_default(client, db):
 
 @pytest.mark.django_db(transaction=True)
 @pytest.mark.parametrize("era", ["legacy", "modern"])
-def test_replayed_answers_count_too(limiter, era, monkeypatch):
-    """The WSGI replay (transports/fastpath.py) checks the same budgets before it answers
-    from a stored reply: the third get_term is 429 although it would have been a replay."""
+def test_cached_answers_count_too(limiter, era, monkeypatch):
+    """Through the production WSGI entry, a call the result cache would answer counts like
+    any other: the third get_term is 429 although its answer is cached."""
     from config import wsgi
 
     seen = []
@@ -202,10 +202,8 @@ def test_replayed_answers_count_too(limiter, era, monkeypatch):
     assert response_headers["retry-after"] == "40"
     assert json.loads(content)["id"] == 3
     assert json.loads(content)["error"]["data"]["limit"] == "tool"
-    # Django saw the first two (a first sight, then the call stored in the cache); the third,
-    # which would have been a replay, was refused by the replay
-    assert len(seen) == 2
-    assert sum(entry[0] for key, entry in limiter._counts.items() if key[0] == "client") == 2
+    assert len(seen) == 3
+    assert sum(entry[0] for key, entry in limiter._counts.items() if key[0] == "client") == 3
 
 
 def test_the_check_costs_no_query(client, content, monkeypatch, django_assert_num_queries):
