@@ -30,7 +30,7 @@ import orjson
 from django.conf import settings
 
 from glossary import selectors
-from glossary.cache import LRU
+from glossary.db.cache import LRU
 
 from ..core import protocol as p
 

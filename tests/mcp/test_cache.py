@@ -9,7 +9,7 @@ import pytest
 from django.db import connection
 from django.utils import timezone
 
-from glossary.cache import LRU
+from glossary.db.cache import LRU
 from glossary.importexport import parse_json
 from glossary.importing import import_terms
 from glossary.models import Term
