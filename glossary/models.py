@@ -60,15 +60,22 @@ def entry_path(kind: str, slug: str, *, markdown: bool = False) -> str:
     """The public path of the entry of `kind` ("term", "article", "category", "series") with
     `slug`, or of its Markdown alternate (terms and articles): the one function that builds an
     entry's address (`get_absolute_url`, the auto-linker, feeds, JSON-LD, llms.txt;
-    `glossary.site.entry_url` makes it absolute for REST and MCP). The route is reversed once
-    per script prefix and URLconf with a stand-in slug; each call only puts the slug in."""
+    `glossary.site.entry_url` makes it absolute for REST and MCP)."""
+    head, tail = path_around_slug(kind, markdown=markdown)
+    return f"{head}{slug}{tail}"
+
+
+def path_around_slug(kind: str, *, markdown: bool = False) -> tuple[str, str]:
+    """What `entry_path` puts around the slug, for the script prefix and URLconf of this
+    request: the route reversed once per (route, prefix, URLconf) with a stand-in slug. A
+    caller that builds many addresses at once (an agent's answer lists dozens) takes the
+    pair once instead of reading the request's prefix and URLconf for each."""
     route = (MARKDOWN_ROUTES if markdown else ROUTES)[kind]
     key = (route, get_script_prefix(), get_urlconf())
     parts = _ADDRESSES.get(key)
     if parts is None:
         parts = _ADDRESSES.setdefault(key, tuple(reverse(route, kwargs={"slug": SLUG}).split(SLUG)))
-    head, tail = parts
-    return f"{head}{slug}{tail}"
+    return parts
 
 
 # What an entry was before a change when it is not (slug, was public): `before_state()`.

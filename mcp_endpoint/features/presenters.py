@@ -8,11 +8,8 @@ address (glossary/site.py), bodies included (`markdown_for_agents`: site paths m
 raw HTML replaced by what the page shows), and every entry a text names comes with its URL.
 """
 
-from functools import lru_cache
-
-from django.urls import get_script_prefix, get_urlconf, reverse
-
 from glossary.markdown import markdown_for_agents, markdown_text
+from glossary.models import entry_path, path_around_slug
 from glossary.selectors import ArticleDetail, TermDetail
 
 TERM_URI = "glossary://terms/"
@@ -25,35 +22,20 @@ BODY_BUDGET = 20_000
 MENTIONS_SHOWN = 20
 
 
-@lru_cache(maxsize=64)
-def _slug_route(name: str, prefix: str, urlconf) -> tuple[str, str]:
-    # A route's address around its slug, reversed once: an answer lists up to ~40 entries
-    # of two routes, and a reverse() per entry would cost several times the rest of a cold
-    # get_term (docs/benchmarks.md, "Issue 31", entry addresses in MCP answers).
-    head, tail = reverse(name, kwargs={"slug": "slug-placeholder"}).split("slug-placeholder")
-    return head, tail
-
-
-def _slug_url(name: str, base_url: str, slug: str) -> str:
-    head, tail = _slug_route(name, get_script_prefix(), get_urlconf())
-    return f"{base_url}{head}{slug}{tail}"
-
-
 def term_url(base_url: str, slug: str) -> str:
-    """Absolute page URL of a term (the same route `Term.get_absolute_url()` reverses)."""
-    return _slug_url("glossary:term", base_url, slug)
+    """Absolute page URL of a term: `base_url` and the glossary's one address function."""
+    return base_url + entry_path("term", slug)
 
 
 def article_url(base_url: str, slug: str) -> str:
-    return _slug_url("glossary:article", base_url, slug)
+    return base_url + entry_path("article", slug)
 
 
 def urls_on(base_url: str):
-    """`term_url` and `article_url` on `base_url` for one answer: the script prefix and the
-    URLconf (thread-locals) are read once, not for each of its URLs."""
-    prefix, urlconf = get_script_prefix(), get_urlconf()
-    term_head, term_tail = _slug_route("glossary:term", prefix, urlconf)
-    article_head, article_tail = _slug_route("glossary:article", prefix, urlconf)
+    """`term_url` and `article_url` on `base_url`, as two one-argument functions for the
+    many entries of one answer: the request's script prefix and URLconf are read once."""
+    term_head, term_tail = path_around_slug("term")
+    article_head, article_tail = path_around_slug("article")
     return (
         lambda slug: f"{base_url}{term_head}{slug}{term_tail}",
         lambda slug: f"{base_url}{article_head}{slug}{article_tail}",
