@@ -79,7 +79,7 @@ def explain_term(arguments: dict, ctx) -> dict:
         "strony z sekcji „Źródło”."
     )
     return {
-        "description": f"Wyjaśnienie pojęcia {name}",
+        "description": f"Wyjaśnienie pojęcia „{name}”",
         "messages": [_embedded(contents), _text(instruction)],
     }
 
@@ -108,7 +108,7 @@ def compare_terms(arguments: dict, ctx) -> dict:
         "różnią i kiedy używać którego. Zakończ krótką tabelą porównawczą i adresami obu stron."
     )
     return {
-        "description": f"Porównanie pojęć {first_name} i {second_name}",
+        "description": f"Porównanie pojęć „{first_name}” i „{second_name}”",
         "messages": [_embedded(first), _embedded(second), _text(instruction)],
     }
 

@@ -235,13 +235,14 @@ def test_validation_errors_are_polish_and_name_the_arguments(client, db, argumen
 @pytest.mark.parametrize(
     ("name", "arguments", "description"),
     [
-        ("explain_term", {"slug": "streamable-http"}, "Wyjaśnienie pojęcia Streamable HTTP"),
-        ("compare_terms", {"first": "mcp", "second": "sse"}, "Porównanie pojęć MCP i SSE"),
+        ("explain_term", {"slug": "streamable-http"}, "Wyjaśnienie pojęcia „Streamable HTTP”"),
+        ("compare_terms", {"first": "mcp", "second": "sse"}, "Porównanie pojęć „MCP” i „SSE”"),
         ("summarize_article", {"slug": "o-mcp"}, "Streszczenie artykułu „O MCP”"),
     ],
 )
 def test_prompt_descriptions_use_names(client, glossary, name, arguments, description):
-    """A prompt's description names the entries as readers know them, not by slug."""
+    """A prompt's description names the entries as readers know them, not by slug, and in
+    Polish quotation marks: a name such as „Serwer MCP” keeps its capital mid-sentence."""
     result = result_of(legacy(client, "prompts/get", {"name": name, "arguments": arguments}))
     assert result["description"] == description
 
