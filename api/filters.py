@@ -1,9 +1,9 @@
 """Filter backends: each applies a few validated query parameters (`view.params`, checked by
 the collection's serializer in api/params.py) to a QuerySet that already holds only what the
 user may see (`view.visible()`: `published()` for readers). `view` is the read's `Listing`
-(api/listing.py), never a view instance: a compiled read builds its SQL without a request. Relations are filtered through
-subqueries that start from what the user may see as well, so `?related=<draft id>` or
-`?term=<draft id>` tells a reader nothing about the draft.
+(api/listing.py), never a view instance: a compiled read builds its SQL without a request.
+Relations are filtered through subqueries that start from what the user may see as well,
+so `?related=<draft id>` or `?term=<draft id>` tells a reader nothing about the draft.
 """
 
 from django.db.models import Case, IntegerField, OuterRef, Q, Subquery, Value, When

@@ -32,7 +32,7 @@ from django.db.models.functions import Coalesce
 from glossary import selectors
 from glossary.models import Article, Status, Term
 
-from . import links
+from . import fields, links
 
 # The column of a row holding its object (api/queries.py, api/serializers.py).
 ROW_JSON = "_row_json"
@@ -220,20 +220,6 @@ class _Nested(Func):
     output_field = TextField()
 
 
-# `_embed`'s relations of each model (`links.embedded`): (relation, linked kind, bucket of
-# `selectors.with_entry_links`' parts, newest first).
-RELATIONS = {
-    "term": (("wp:term", "category", "category", False), ("related", "term", "term", False),
-             ("webflux:articles", "article", "article", True)),
-    "article": (("webflux:terms", "term", "term", False), ("wp:term", "series", "series", False)),
-}  # fmt: skip
-
-
-def _relations(kind: str, params: dict) -> tuple:
-    wanted = set(params.get("_embed") or ())
-    return tuple(r for r in RELATIONS[kind] if "*" in wanted or r[0] in wanted)
-
-
 def site_values(model, params: dict) -> dict:
     """The per-call values of the site's addresses in the objects of `model` for a request
     with `params` (by name: the compiled statement's placeholders are these names): the
@@ -241,90 +227,88 @@ def site_values(model, params: dict) -> dict:
     kind = _KINDS[model]
     values = {}
     values[f"site_{kind}_page"], values["site_links"], _embedded = links.templates(kind)
-    for _relation, linked, _bucket, _newest in _relations(kind, params):
-        page, _own, embedded = links.templates(linked)
-        values[f"site_{linked}_page"], values[f"site_{linked}_links"] = page, embedded
+    for relation in fields.relations(kind, params.get("_embed")):
+        page, _own, embedded = links.templates(relation.kind)
+        values[f"site_{relation.kind}_page"], values[f"site_{relation.kind}_links"] = (
+            page,
+            embedded,
+        )
     return values
 
 
-def _page(kind: str, site: dict):
+def _page(kind: str, site: dict, slug):
     """`links.page`: the site's page address of an entry of `kind` with its slug."""
-    return _Marked(Value(site[f"site_{kind}_page"]), links.SLUG_MARK, F("slug"))
+    return _Marked(Value(site[f"site_{kind}_page"]), links.SLUG_MARK, slug)
+
+
+def _expression(field: fields.Field, kind: str, *, now, site: dict, ids=None, names=None):
+    """The SQL of `field` (api/fields.py) for a row of `kind`: the SQL interpreter of the
+    field table (api/represent.py: `value` is the Python one). `names`: the columns the
+    sources are read from, where they are not the sources' own names (link rows)."""
+    names = names or {}
+    columns = [F(names.get(name, name)) for name in field.source]
+    how = field.kind
+    if how == "column":
+        return columns[0]
+    if how == "kind":
+        return _Literal(kind)
+    if how == "page":
+        return _page(kind, site, columns[0])
+    if how in ("local_date", "utc_date"):
+        when = columns[0] if len(columns) == 1 else Coalesce(*columns)
+        return _WpDate(when, settings.TIME_ZONE if how == "local_date" else "UTC")
+    if how == "status":
+        return _Status(*columns, Value(now))
+    if how == "strings":
+        return _Strings(columns[0])
+    if how == "link_ids":
+        return ids[field.source[0]]
+    if how == "escaped":
+        return _Object(rendered=_Escaped(columns[0]))
+    if how == "excerpt":
+        return _Object(rendered=_Excerpt(columns[0]))
+    return _Object(rendered=columns[0])  # html
 
 
 def _linked(kind: str, site: dict):
-    """A linked entry's object in `_embedded` (`links.embed_link`), over a `_link_values` row."""
-    link = _page(kind, site)
+    """A linked entry's card in `_embedded` (`fields.CARDS`, `represent.embed_link`), over a
+    `_link_values` row."""
     hal = _Json(_Marked(Value(site[f"site_{kind}_links"]), links.ID_MARK, F("id")))
-    if kind in links.TYPES:
-        return _Object(
-            id=F("id"), slug=F("slug"), type=_Literal(kind), link=link,
-            title=_Object(rendered=_Escaped(F("_title"))),
-            excerpt=_Object(rendered=_Excerpt(F("_summary"))), _links=hal,
-        )  # fmt: skip
-    return _Object(
-        id=F("id"), link=link, name=F("_title"), slug=F("slug"), taxonomy=_Literal(kind),
-        _links=hal,
-    )  # fmt: skip
+    names = {"title": "_title", "summary": "_summary"}
+    card = {
+        field.name: _expression(field, kind, now=None, site=site, names=names)
+        for field in fields.CARDS[kind]
+    }
+    return _Object(**card, _links=hal)
 
 
 def _embedded(model, *, now, site: dict, params: dict):
-    """`_embedded` of a row (`links.embedded` over `selectors.with_entry_links`' parts), or
-    None when `_embed` names no relation of `model`."""
-    relations = _relations(_KINDS[model], params)
+    """`_embedded` of a row (`represent.embedded` over `selectors.with_entry_links`' parts),
+    or None when `_embed` names no relation of `model`."""
+    relations = fields.relations(_KINDS[model], params.get("_embed"))
     if not relations:
         return None
     parts = selectors.entry_link_parts(model, now=now)
-    fields = {}
-    for relation, linked, bucket, newest in relations:
-        objects = _OrderedObjects(_linked(linked, site), F("id"), F("_sort"), descending=newest)
-        rows = parts[bucket].annotate(_objects=objects).values("_objects")
-        fields[relation] = _Nested(Subquery(rows, output_field=TextField()))
-    return _Object(**fields)
+    out = {}
+    for relation in relations:
+        card = _linked(relation.kind, site)
+        objects = _OrderedObjects(card, F("id"), F("_sort"), descending=relation.newest_first)
+        rows = parts[relation.part].annotate(_objects=objects).values("_objects")
+        out[relation.name] = _Nested(Subquery(rows, output_field=TextField()))
+    return _Object(**out)
 
 
-def _common(kind: str, *, now, site: dict, title: str, excerpt: str) -> dict:
-    """`EntryReadSerializer.common` (`link` from the site's address, a parameter)."""
-    zone = settings.TIME_ZONE
-    when = Coalesce(F("published_at"), F("created_at"))
+def _object(model, *, now, site: dict) -> dict:
+    """The `context=view` fields of a row of `model` as SQL (`fields.FIELDS`)."""
+    kind = _KINDS[model]
+    ids = selectors.entry_link_ids(model, now=now)
     return {
-        "id": F("id"),
-        "date": _WpDate(when, zone),
-        "date_gmt": _WpDate(when, "UTC"),
-        "modified": _WpDate(F("updated_at"), zone),
-        "modified_gmt": _WpDate(F("updated_at"), "UTC"),
-        "slug": F("slug"),
-        "status": _Status(F("status"), F("published_at"), Value(now)),
-        "type": _Literal(kind),
-        "link": _page(kind, site),
-        "title": _Object(rendered=_Escaped(F(title))),
-        "content": _Object(rendered=F("body_html")),
-        "excerpt": _Object(rendered=_Excerpt(F(excerpt))),
+        field.name: _expression(field, kind, now=now, site=site, ids=ids)
+        for field in fields.FIELDS[kind]
+        if "view" in field.contexts
     }
 
 
-def _term(now, site) -> dict:
-    ids = selectors.entry_link_ids(Term, now=now)
-    return {
-        **_common("term", now=now, site=site, title="name", excerpt="short_definition"),
-        "synonyms": _Strings(F("synonyms")),
-        "categories": ids["categories"],
-        "related": ids["related"],
-    }
-
-
-def _article(now, site) -> dict:
-    ids = selectors.entry_link_ids(Article, now=now)
-    return {
-        **_common("article", now=now, site=site, title="title", excerpt="lead"),
-        "author": F("author_id"),
-        "terms": ids["terms"],
-        "series": F("series_id"),
-        "series_order": F("series_order"),
-    }
-
-
-_FIELDS = {Term: _term, Article: _article}
 _KINDS = {Term: "term", Article: "article"}
 # The contexts this form serves: the fields of both are the view's (embed only hides some).
 CONTEXTS = frozenset({"view", "embed"})
@@ -333,7 +317,7 @@ CONTEXTS = frozenset({"view", "embed"})
 def applies(model, params: dict) -> bool:
     """Whether a readers' list of `model` with `params` is read in this form."""
     return (
-        model in _FIELDS
+        model in _KINDS
         and params.get("context", "view") in CONTEXTS
         and connections[DEFAULT_DB_ALIAS].vendor == "postgresql"
     )
@@ -348,7 +332,7 @@ def written_whole(params: dict) -> bool:
 def row_json(model, *, now, site: dict, params: dict):
     """The expression of a row's whole object (`_links` included, `_embedded` as `params`
     ask for it), as JSON text; `site` holds the values (or placeholders) of `site_values`."""
-    text = _Text(_Object(**_FIELDS[model](now, site)))
+    text = _Text(_Object(**_object(model, now=now, site=site)))
     embedded = _embedded(model, now=now, site=site, params=params)
     extra = () if embedded is None else (_Text(embedded),)
     return _WithLinks(text, Value(site["site_links"]), F("id"), *extra)

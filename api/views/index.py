@@ -19,6 +19,7 @@ from ..conditional import Validators
 from ..exceptions import RestError
 from ..pagination import WordPressPagination
 from ..params import GlobalParams, SearchParams
+from ..represent import embed_link
 from ..serializers import SearchResultSerializer
 from .base import NOT_MODIFIED, TOTALS, RestMixin, errors
 
@@ -53,7 +54,7 @@ class SearchViewSet(RestMixin, viewsets.GenericViewSet):
         for hit in page:
             item = serializer.to_representation(hit)
             if "*" in wanted or "self" in wanted:
-                item["_embedded"] = {"self": [links.embed_link(hit)]}
+                item["_embedded"] = {"self": [embed_link(hit)]}
             items.append(item)
         return validators.apply(self.get_paginated_response(self.shape(items)))
 
