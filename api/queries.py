@@ -119,7 +119,7 @@ def plan(listing: Listing):
     if params.get("search") and listing.published_only and listing.resource.links is not None:
         if params.get("orderby") == "relevance" and set(params) <= RANKED_ONLY:
             whole = rowjson.applies(listing.model, params) and rowjson.written_whole(params)
-            return SEARCH_PAGE if whole else RANKED
+            return SEARCH_PAGE if whole and rowjson.whole_pages() else RANKED
         return COMPILED
     if set(params) <= WALKED_ONLY:
         return WALKED
@@ -326,7 +326,11 @@ def rows_by_id(listing: Listing, ids: list[int], with_state: bool = False):
     if not ids:
         return [], None
     params = listing.params
-    whole = rowjson.applies(listing.model, params) and rowjson.written_whole(params)
+    whole = (
+        rowjson.applies(listing.model, params)
+        and rowjson.written_whole(params)
+        and rowjson.whole_pages()
+    )
     by_id = {
         "context": params.get("context", "view"),
         "orderby": "id",

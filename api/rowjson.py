@@ -26,7 +26,7 @@ import re
 
 from django.conf import settings
 from django.db import DEFAULT_DB_ALIAS, connections
-from django.db.models import F, Func, Subquery, TextField, Value
+from django.db.models import F, Func, JSONField, Subquery, TextField, Value
 from django.db.models.functions import Coalesce
 
 from glossary import selectors
@@ -39,6 +39,19 @@ ROW_JSON = "_row_json"
 _KEY = re.compile(r"^[a-z_]+$")
 _RELATION = re.compile(r"^[a-z_:]+$")  # `wp:term`, `webflux:articles`
 _ZONE = re.compile(r"^[A-Za-z0-9_+/-]+$")
+
+
+def _as_text(sql: str, connection) -> str:
+    if connection.vendor == "postgresql":
+        return f"({sql})::text"
+    return f"CAST({sql} AS TEXT)"
+
+
+def _is_json(expression) -> bool:
+    """Whether an expression gives JSON text (SQLite's JSON_OBJECT must not quote it)."""
+    if isinstance(expression, _Object | _Strings | _Json | _Nested | _SortedArray):
+        return True
+    return isinstance(getattr(expression, "output_field", None), JSONField)
 
 
 class _Object(Func):
@@ -62,6 +75,16 @@ class _Object(Func):
         columns = ", ".join(parts)  # compiled expressions, keys checked against _KEY
         return f"(SELECT ROW_TO_JSON(_o) FROM (SELECT {columns}) _o)", params  # noqa: S608
 
+    def as_sqlite(self, compiler, connection, **extra):
+        # JSON_OBJECT writes the compact form too; a value that is JSON text already is
+        # passed through JSON() (a subquery's result has lost its JSON subtype).
+        parts, params = [], []
+        for key, expression in zip(self.keys, self.source_expressions, strict=True):
+            sql, values = compiler.compile(expression)
+            parts.append(f"'{key}', JSON({sql})" if _is_json(expression) else f"'{key}', {sql}")
+            params.extend(values)
+        return f"JSON_OBJECT({', '.join(parts)})", params
+
 
 class _Text(Func):
     """The object as text: what the driver hands over without parsing it."""
@@ -69,12 +92,20 @@ class _Text(Func):
     template = "(%(expressions)s)::text"
     output_field = TextField()
 
+    def as_sqlite(self, compiler, connection, **extra):
+        return compiler.compile(self.source_expressions[0])  # JSON_OBJECT gives text
+
 
 class _Strings(Func):
     """A `jsonb` array of strings (synonyms) as compact JSON text."""
 
     template = "ARRAY_TO_JSON(ARRAY(SELECT JSONB_ARRAY_ELEMENTS_TEXT(%(expressions)s)))"
     output_field = TextField()
+
+    def as_sqlite(self, compiler, connection, **extra):
+        # The elements written again: the stored text may escape what orjson writes as is.
+        sql, params = compiler.compile(self.source_expressions[0])
+        return f"(SELECT JSON_GROUP_ARRAY(value) FROM JSON_EACH({sql}))", params  # noqa: S608
 
 
 class _Escaped(Func):
@@ -92,8 +123,9 @@ class _Excerpt(Func):
     def as_sql(self, compiler, connection, **extra):
         sql, params = compiler.compile(_Escaped(self.source_expressions[0]))
         text, text_params = compiler.compile(self.source_expressions[0])
+        newline = "E'\\n'" if connection.vendor == "postgresql" else "CHAR(10)"
         return (
-            f"CASE WHEN {text} = '' THEN '' ELSE '<p>' || {sql} || E'</p>\\n' END",
+            f"CASE WHEN {text} = '' THEN '' ELSE '<p>' || {sql} || '</p>' || {newline} END",
             [*text_params, *params],
         )
 
@@ -112,6 +144,15 @@ class _WpDate(Func):
     def as_sql(self, compiler, connection, **extra):
         sql, params = compiler.compile(self.source_expressions[0])
         return f"TO_CHAR({sql} AT TIME ZONE '{self.zone}', 'YYYY-MM-DD\"T\"HH24:MI:SS')", params
+
+    def as_sqlite(self, compiler, connection, **extra):
+        # Django's own SQLite function (the one `TruncSecond` uses) converts the stored UTC
+        # time to the zone; SQLite has no time zones of its own.
+        sql, params = compiler.compile(self.source_expressions[0])
+        stored = connection.timezone_name
+        assert _ZONE.match(stored), stored
+        trunc = f"DJANGO_DATETIME_TRUNC('second', {sql}, '{self.zone}', '{stored}')"
+        return f"REPLACE({trunc}, ' ', 'T')", params
 
 
 class _Status(Func):
@@ -159,10 +200,17 @@ class _WithLinks(Func):
         assert mark.isdigit()
         tail, p4 = "", []
         if embedded:
-            tail, p4 = f" || ',\"_embedded\":' || ({embedded[0][0]})::text", embedded[0][1]
+            tail, p4 = (
+                f" || ',\"_embedded\":' || {_as_text(embedded[0][0], connection)}",
+                embedded[0][1],
+            )
+        head = f"LEFT({text}, -1)"
+        if connection.vendor != "postgresql":
+            head = f"SUBSTR({text}, 1, LENGTH({text}) - 1)"
+            p1 = [*p1, *p1]
         return (
-            f"(LEFT({text}, -1) || ',\"_links\":' || REPLACE({template}, '{mark}', "
-            f"({pk})::text){tail} || '}}')",
+            f"({head} || ',\"_links\":' || REPLACE({template}, '{mark}', "
+            f"{_as_text(pk, connection)}){tail} || '}}')",
             [*p1, *p2, *p3, *p4],
         )
 
@@ -184,12 +232,21 @@ class _Marked(Func):
         mark = self.mark.replace("\x1e", "' || CHR(30) || '")
         return f"REPLACE({template}, '{mark}', ({value})::text)", [*p1, *p2]
 
+    def as_sqlite(self, compiler, connection, **extra):
+        (template, p1), (value, p2) = (compiler.compile(e) for e in self.source_expressions)
+        mark = self.mark.replace("\x1e", "' || CHAR(30) || '")
+        return f"REPLACE({template}, '{mark}', CAST({value} AS TEXT))", [*p1, *p2]
+
 
 class _Json(Func):
     """Text that is JSON already, as `json`: `ROW_TO_JSON` writes it as it is."""
 
     template = "(%(expressions)s)::json"
     output_field = TextField()
+
+    def as_sqlite(self, compiler, connection, **extra):
+        sql, params = compiler.compile(self.source_expressions[0])
+        return f"JSON({sql})", params
 
 
 class _OrderedObjects(Func):
@@ -218,6 +275,58 @@ class _Nested(Func):
 
     template = "JSON_BUILD_ARRAY(%(expressions)s)"
     output_field = TextField()
+
+    def as_sqlite(self, compiler, connection, **extra):
+        sql, params = compiler.compile(self.source_expressions[0])
+        return f"JSON_ARRAY(JSON({sql}))", params
+
+
+class _SortedArray(Subquery):
+    """SQLite: the single column of a subquery as a JSON array, in the subquery's order
+    (SQLite before 3.44 has no ORDER BY inside an aggregate). `json_values`: the column
+    holds JSON text (objects), not scalars."""
+
+    template = "(SELECT JSON_GROUP_ARRAY(%(value)s) FROM (%(subquery)s) _s)"
+    output_field = TextField()
+
+    def __init__(self, queryset, *, json_values: bool):
+        super().__init__(queryset, output_field=TextField())
+        self.extra["value"] = "JSON(_s._v)" if json_values else "_s._v"
+
+
+# Ordered subqueries keep their ORDER BY only when sliced (Django drops it otherwise).
+_ALL_ROWS = 1_000_000
+
+
+def _in_order(part, value, *, descending: bool, json_values: bool):
+    """A JSON array of `value` over the link rows of `part` in `links_from_row`'s order (the
+    sort text by code point, then the id; `descending`: newest first): the aggregate
+    orders its input on PostgreSQL, an ordered subquery does on SQLite."""
+    if connections[DEFAULT_DB_ALIAS].vendor == "postgresql":
+        objects = _OrderedObjects(value, F("id"), F("_sort"), descending=descending)
+        return Subquery(part.annotate(_objects=objects).values("_objects"), TextField())
+    way = "-" if descending else ""
+    rows = part.annotate(_v=value).order_by(f"{way}_sort", f"{way}id").values("_v")
+    return _SortedArray(rows[:_ALL_ROWS], json_values=json_values)
+
+
+def _link_ids(model, *, now) -> dict:
+    """Per kind of link a row shows without `_embed` (`link_ids` fields), its ids in order."""
+    if connections[DEFAULT_DB_ALIAS].vendor == "postgresql":
+        return selectors.entry_link_ids(model, now=now)
+    parts = selectors.entry_link_parts(model, now=now)
+    kind = _KINDS[model]
+    return {
+        field.source[0]: _in_order(
+            parts[_ID_PARTS[field.source[0]]], F("id"), descending=False, json_values=False
+        )
+        for field in fields.FIELDS[kind]
+        if field.kind == "link_ids"
+    }
+
+
+# A row's `link_ids` field -> the part of its link rows (`selectors.entry_link_parts`).
+_ID_PARTS = {"categories": "category", "related": "term", "terms": "term"}
 
 
 def site_values(model, params: dict) -> dict:
@@ -292,16 +401,17 @@ def _embedded(model, *, now, site: dict, params: dict):
     out = {}
     for relation in relations:
         card = _linked(relation.kind, site)
-        objects = _OrderedObjects(card, F("id"), F("_sort"), descending=relation.newest_first)
-        rows = parts[relation.part].annotate(_objects=objects).values("_objects")
-        out[relation.name] = _Nested(Subquery(rows, output_field=TextField()))
+        objects = _in_order(
+            parts[relation.part], card, descending=relation.newest_first, json_values=True
+        )
+        out[relation.name] = _Nested(objects)
     return _Object(**out)
 
 
 def _object(model, *, now, site: dict) -> dict:
     """The `context=view` fields of a row of `model` as SQL (`fields.FIELDS`)."""
     kind = _KINDS[model]
-    ids = selectors.entry_link_ids(model, now=now)
+    ids = _link_ids(model, now=now)
     return {
         field.name: _expression(field, kind, now=now, site=site, ids=ids)
         for field in fields.FIELDS[kind]
@@ -316,17 +426,20 @@ CONTEXTS = frozenset({"view", "embed"})
 
 def applies(model, params: dict) -> bool:
     """Whether a readers' list of `model` with `params` is read in this form."""
-    return (
-        model in _KINDS
-        and params.get("context", "view") in CONTEXTS
-        and connections[DEFAULT_DB_ALIAS].vendor == "postgresql"
-    )
+    return model in _KINDS and params.get("context", "view") in CONTEXTS
 
 
 def written_whole(params: dict) -> bool:
-    """Whether the objects go out as PostgreSQL wrote them (`context=view`, no `_fields`):
+    """Whether the objects go out as the database wrote them (`context=view`, no `_fields`):
     nothing reshapes them."""
     return params.get("context", "view") == "view" and not params.get("_fields")
+
+
+def whole_pages() -> bool:
+    """Whether a page read by its ids comes as one row, its objects joined in order
+    (api/queries.py: `JsonPage`): PostgreSQL's ordered `STRING_AGG`. SQLite reads such a
+    page one row per object, in the same bytes."""
+    return connections[DEFAULT_DB_ALIAS].vendor == "postgresql"
 
 
 def row_json(model, *, now, site: dict, params: dict):
