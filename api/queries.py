@@ -419,8 +419,9 @@ def _whole_page(queryset, ids, now, site: dict, with_state: bool, params: dict):
     """One row for the objects of `queryset` whose ids are `ids` (an array literal, or an
     expression giving an array): their objects joined in the order of `ids` (`STRING_AGG …
     ORDER BY ARRAY_POSITION`), their number and (`with_state`) the content state. Why: the
-    rows of a page cost ~20 µs each in Python (fetching, a row object, the serializer's
-    call, the renderer), more than the rest of a list together. No GROUP BY: an empty page
+    rows of a page cost more in Python (fetching, a row object, the serializer's call, the
+    renderer) than the rest of a list together (docs/benchmarks.md, "REST lists, wave
+    13"). No GROUP BY: an empty page
     is a row too (NULL text, 0 rows). A few parameters whatever the page's size
     (config/driver.py: psycopg's cache of statements)."""
     model = queryset.model
@@ -501,31 +502,6 @@ class _Position(Func):
     def as_sql(self, compiler, connection, **extra):
         (ids, p1), (pk, p2) = (compiler.compile(e) for e in self.source_expressions)
         return f"ARRAY_POSITION(({ids})::bigint[], {pk})", [*p1, *p2]
-
-
-def _whole_page(queryset, ids, now, site: dict, with_state: bool, params: dict):
-    """One row for the objects of `queryset` whose ids are `ids` (an array literal, or an
-    expression giving an array): their objects joined in the order of `ids` (`STRING_AGG …
-    ORDER BY ARRAY_POSITION`), their number and (`with_state`) the content state. Why: the
-    rows of a page cost ~20 µs each in Python (fetching, a row object, the serializer's
-    call, the renderer), more than the rest of a list together (issue 12). No GROUP BY: an
-    empty page is a row too (NULL text, 0 rows). A few parameters whatever the page's size
-    (config/driver.py: psycopg's cache of statements)."""
-    model = queryset.model
-    text = rowjson.row_json(model, now=now, site=site, params=params)
-    ids = Value(ids) if isinstance(ids, str) else ids
-    page = (
-        queryset.filter(_InIds(F("pk"), ids))
-        .order_by()
-        .values(_one=Value(1))
-        .annotate(
-            **{
-                PAGE_JSON: StringAgg(text, ",", order_by=_Position(ids, F("pk"))),
-                PAGE_ROWS: Count("pk"),
-            }
-        )
-    )
-    return selectors.with_content_state(page, now=now) if with_state else page
 
 
 ORM = OrmList()

@@ -1,25 +1,25 @@
-"""A readers' term or article as its `context=view` object, written by PostgreSQL.
+"""A readers' term or article as its `context=view` object, written by the database.
 
-Why: a page of ten cost ~2.2× an uncached MCP `get_term` (issue 12's target: 1.2×), and most
-of the difference was Python per row: the driver converting dates and JSON, then the
-serializer formatting four dates, escaping, sorting link ids and building nested dicts that
-orjson then wrote out again. PostgreSQL does the same in C: the statement of a readers' list
+Why: building the object in Python costs more per row (the driver converting dates and
+JSON, then formatting four dates, escaping, sorting link ids and building nested dicts that
+orjson writes out again) than the rest of a list together; the database does the same in C
+(docs/benchmarks.md, "REST lists, wave 12"; what it buys on a mixed stream: "REST lists,
+one read path"). The statement of a readers' list
 selects one text column per row, the object in exactly the bytes orjson writes (compact
-`ROW_TO_JSON`/`ARRAY_TO_JSON`, keys in the serializer's order), `link` and `_links`
-included: the site's addresses are values of the statement (`site_values`, from api/links.py:
-`templates`), not part of it, since the site's address may change. In `context=view` with
-no `_fields` that text goes out as written (`orjson.Fragment`), and a page read by its ids
-(walked and ranked lists) comes as one row, its objects already joined
-(api/queries.py: `JsonPage`); otherwise `orjson.loads` turns it back into the dict the
-serializer would have built, and the context and `_fields` apply as for any object
-(api/serializers.py: `from_row_json`).
+`ROW_TO_JSON`/`ARRAY_TO_JSON` on PostgreSQL, `JSON_OBJECT`/`JSON_GROUP_ARRAY` on SQLite,
+keys in the table's order), `link` and `_links` included: the site's addresses are values of
+the statement (`site_values`, from api/links.py: `templates`), not part of it, since the
+site's address may change. In `context=view` with no `_fields` that text goes out as
+written (`orjson.Fragment`), and on PostgreSQL a page read by its ids (walked and ranked
+lists) comes as one row, its objects already joined (api/queries.py: `JsonPage`); otherwise
+`orjson.loads` turns it back into the dict, and the context and `_fields` apply as for any
+object (api/serializers.py: `from_row_json`).
 
-The serializers stay the definition of every field: this module is their SQL form for the
-case that is hot and simple (published rows, `context` view or embed, `_embed` included:
-`_embedded` is written from the same link rows `with_entry_links` reads), and
-tests/api/test_rowjson.py compares the responses of both forms byte for byte over hostile
-text, every date edge (microseconds, DST, years below 1000), link order and embedded
-relations. Editors' lists, `context=edit` and SQLite keep the Python path.
+The field table (api/fields.py) is the one definition of every field: `_expression` is its
+SQL interpreter, api/represent.py its Python one. tests/api/test_rowjson.py compares the
+responses of both forms byte for byte on both databases over hostile text, every date edge
+(microseconds, DST, years below 1000), link order and embedded relations. Editors' lists
+and `context=edit` keep the Python form.
 """
 
 import re
