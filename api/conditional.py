@@ -74,7 +74,7 @@ class Validators:
         if self.state is None:  # no version row (a flushed test database): nothing to key on
             return
         # `extra`: what else the answer depends on that the content state does not follow
-        # (an entry's revisions, api/views.py).
+        # (an entry's revisions, api/views/revisions.py).
         key = repr((_CODE, self.state, request.get_full_path(), user_key, extra)).encode()
         self.etag = f'"{hashlib.blake2b(key, digest_size=16).hexdigest()}"'
         seen = first_seen(self.state)

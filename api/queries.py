@@ -191,11 +191,11 @@ class CompiledList:
         found = prepared(offset=start, **real)
         if whole:
             values = found[0]
-            state = _take_state(values) if with_state else None
+            state = selectors.state_from_row(values) if with_state else None
             return JsonPage(values[PAGE_JSON] or "", values[PAGE_ROWS]), state
         if not found or not isinstance(found[0], dict):
             return found, None
-        state = _take_state(found[0]) if with_state else None
+        state = selectors.state_from_row(found[0]) if with_state else None
         return [_row(listing, values, with_state) for values in found], state
 
 
@@ -210,12 +210,6 @@ def count_list(listing: Listing, state) -> int:
         total = listing.queryset().count()
         _keep(_COUNTS, key, total)
     return total
-
-
-def _take_state(values: dict) -> tuple | None:
-    """The content state a compiled row carries (every row of one statement carries the
-    same), taken out of its values."""
-    return selectors.state_from_row(values)
 
 
 def _row(listing: Listing, values: dict, with_state: bool) -> Row:
@@ -374,7 +368,7 @@ class SearchPage:
         sql, params = statement
         prefix = (_ranked_prefix(sql), [start + 1, start + size, *params])
         values = prepared(prefix=prefix, **rowjson.site_values(listing.model, listing.params))[0]
-        read = _take_state(values) if with_state else None
+        read = selectors.state_from_row(values) if with_state else None
         return Page(JsonPage(values[PAGE_JSON] or "", values[PAGE_ROWS]), values[PAGE_TOTAL], read)
 
     @staticmethod
