@@ -33,6 +33,7 @@ BUILT = ',"_links":'
 def _built(queries) -> list[bool]:
     return [BUILT in q["sql"] for q in queries]
 
+
 HOSTILE = [
     '<script>alert("x")</script> & co',
     "Cudzysłów \" i \\ ukośnik, 'apostrof'",
