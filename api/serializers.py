@@ -21,6 +21,7 @@ from django.utils import timezone
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from glossary.markdown import render_markdown
 from glossary.models import Article, Status, Term
 
 from . import fields as declared
@@ -462,8 +463,6 @@ class RevisionSerializer(ReadSerializer):
     }  # fmt: skip
 
     def to_representation(self, version):
-        from glossary.markdown import render_markdown
-
         kind = self.context["kind"]
         title_field, excerpt_field, others = self.SHAPES[kind]
         data = version.field_dict
