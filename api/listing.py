@@ -10,7 +10,7 @@ from datetime import datetime
 
 from django.db.models import Q, QuerySet
 
-from glossary.models import Status, Term
+from glossary.models import Status
 
 
 @dataclass(frozen=True, eq=False)
@@ -27,7 +27,8 @@ class Resource:
 
     @property
     def kind(self) -> str:
-        return "term" if self.model is Term else "article"
+        """`term`, `article`, `category`, `series`: the model's name."""
+        return self.model._meta.model_name
 
     def base(self, listing: Listing) -> QuerySet:
         """What the reader may see of the collection, narrowed by `status` for entries."""

@@ -136,7 +136,8 @@ def one(listing: Listing, *, with_state: bool = False) -> Page:
     """An object as its list gives it (`listing` holds `include=[<id>]`): the same
     visibility, the same compiled SQL for readers. No total is counted."""
     if not listing.readers:
-        return Page(list(listing.queryset()[:1]), 1)
+        rows = list(listing.queryset()[:1])
+        return Page(rows, len(rows))
     rows, state = COMPILED.rows(listing, 0, 1, with_state=with_state)
     return Page(rows, len(rows), state)
 
