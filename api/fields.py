@@ -1,4 +1,4 @@
-"""The REST object of a term and an article, declared once.
+"""The REST objects of terms, articles and their taxonomies, declared once.
 
 Each object is a table of `Field`s: its name in the answer, the kind of value it is, the model
 fields (or link-row attributes) it is made from, and the contexts it appears in (WordPress's
@@ -57,7 +57,19 @@ def _common(title: str, excerpt: str) -> tuple[Field, ...]:
     )
 
 
+_TAXONOMY = (
+    Field("id", "column", ("id",)),
+    Field("count", "column", ("entry_count",), VIEW_EDIT),
+    Field("description", "column", ("description",), VIEW_EDIT),
+    Field("link", "page", ("slug",)),
+    Field("name", "column", ("name",)),
+    Field("slug", "column", ("slug",)),
+    Field("taxonomy", "kind"),
+)
+
 FIELDS: dict[str, tuple[Field, ...]] = {
+    "category": _TAXONOMY,
+    "series": _TAXONOMY,
     "term": (
         *_common("name", "short_definition"),
         Field("synonyms", "strings", ("synonyms",), VIEW_EDIT),
@@ -129,8 +141,3 @@ def relations(kind: str, wanted) -> tuple[Relation, ...]:
 def contexts(kind: str) -> dict[str, tuple[str, ...]]:
     """Field name -> the contexts it appears in, for the fields not in every context."""
     return {f.name: f.contexts for f in FIELDS[kind] if f.contexts != ALL}
-
-
-def hidden(kind: str, ctx: str) -> tuple[str, ...]:
-    """The fields of `kind` that `ctx` leaves out."""
-    return tuple(f.name for f in FIELDS[kind] if ctx not in f.contexts)

@@ -192,7 +192,7 @@ class ArticleSerializer(EntryReadSerializer):
 
 
 class TaxonomySerializer(ReadSerializer):
-    CONTEXTS = {"count": VIEW_EDIT, "description": VIEW_EDIT}
+    """A category or a series, as `fields.FIELDS` declares it."""
 
     id = serializers.IntegerField(read_only=True)
     count = serializers.IntegerField(read_only=True, help_text="Liczba opublikowanych wpisów.")
@@ -203,24 +203,23 @@ class TaxonomySerializer(ReadSerializer):
     taxonomy = serializers.CharField(read_only=True)
 
     def to_representation(self, item):
+        ctx = self.ctx
         data = {
-            "id": item.pk,
-            "count": item.entry_count,
-            "description": item.description,
-            "link": links.page(self.kind, item.slug),
-            "name": item.name,
-            "slug": item.slug,
-            "taxonomy": self.kind,
+            field.name: represent.value(field, item, kind=self.kind, ctx=ctx)
+            for field in declared.FIELDS[self.kind]
+            if ctx in field.contexts
         }
         return self.finish(data, None)
 
 
 class CategorySerializer(TaxonomySerializer):
     kind = "category"
+    CONTEXTS = declared.contexts("category")
 
 
 class SeriesSerializer(TaxonomySerializer):
     kind = "series"
+    CONTEXTS = declared.contexts("series")
 
 
 class SearchResultSerializer(serializers.Serializer):
