@@ -74,7 +74,7 @@ class Validators:
         if self.state is None:  # no version row (a flushed test database): nothing to key on
             return
         # `extra`: what else the answer depends on that the content state does not follow
-        # (an entry's revisions, api/views.py).
+        # (an entry's revisions, api/views/revisions.py).
         key = repr((_CODE, self.state, request.get_full_path(), user_key, extra)).encode()
         self.etag = f'"{hashlib.blake2b(key, digest_size=16).hexdigest()}"'
         seen = first_seen(self.state)
@@ -122,7 +122,7 @@ class Validators:
 @lru_cache(maxsize=64)
 def _http_date(seconds: int) -> str:
     """One state's Last-Modified (the second it was first seen) is sent by every read of it:
-    formatted once (~4 µs each time, `email.utils`)."""
+    formatted once (`email.utils` is slow for something sent with every read)."""
     return http_date(seconds)
 
 

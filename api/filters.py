@@ -1,8 +1,9 @@
 """Filter backends: each applies a few validated query parameters (`view.params`, checked by
 the collection's serializer in api/params.py) to a QuerySet that already holds only what the
-user may see (`view.visible()`: `published()` for readers). Relations are filtered through
-subqueries that start from what the user may see as well, so `?related=<draft id>` or
-`?term=<draft id>` tells a reader nothing about the draft.
+user may see (`view.visible()`: `published()` for readers). `view` is the read's `Listing`
+(api/listing.py), never a view instance: a compiled read builds its SQL without a request.
+Relations are filtered through subqueries that start from what the user may see as well,
+so `?related=<draft id>` or `?term=<draft id>` tells a reader nothing about the draft.
 """
 
 from django.db.models import Case, IntegerField, OuterRef, Q, Subquery, Value, When
@@ -143,8 +144,8 @@ class TaxonomyFilter(BaseFilterBackend):
 
 class EngineSearchFilter(BaseFilterBackend):
     """`search` on terms and articles: the site's one search engine (glossary.search) ranks
-    published entries; the view runs it first (`rank_search`) and its best 100 ids arrive
-    here as `_ranked`, the candidates, ranked by `_rank` for `orderby=relevance`. Editors
+    published entries; the read runs it first (`queries.with_ranking`) and its best 100 ids
+    arrive here as `_ranked`, the candidates, ranked by `_rank` for `orderby=relevance`. Editors
     looking at drafts get the admin's match instead (no ranking)."""
 
     def filter_queryset(self, request, queryset, view):

@@ -23,6 +23,7 @@ from html import escape
 import orjson
 from django.urls import NoReverseMatch, reverse
 
+from glossary.models import Article, Category, Series, Term
 from glossary.site import site_url
 
 CURIES = [
@@ -30,21 +31,20 @@ CURIES = [
 ]
 
 
+# The models whose `get_absolute_url` is the public page of an entry of each kind.
+PAGES = {"term": Term, "article": Article, "category": Category, "series": Series}
+
+
 @cache
 def _paths() -> dict[str, str]:
     placeholder = "slug-placeholder"
-    term_page = reverse("glossary:term", kwargs={"slug": placeholder})
-    article_page = reverse("glossary:article", kwargs={"slug": placeholder})
     paths = {
         "index": reverse("api:index"),
         "namespace": reverse("api:namespace").rstrip("/"),
-        "term_page": term_page.split(placeholder),
-        "article_page": article_page.split(placeholder),
-        "index_page": reverse("glossary:index"),
-        "articles_page": reverse("glossary:articles"),
-        "category_page": _optional_page("glossary:category", placeholder),
-        "series_page": _optional_page("glossary:series", placeholder),
     }
+    for kind, model in PAGES.items():
+        # The page's path around its slug, as the model's own method builds it.
+        paths[f"{kind}_page"] = model(slug=placeholder).get_absolute_url().split(placeholder)
     for kind in ("term", "article"):
         # A number no other part of the path contains ("v1" does contain a 1).
         marker = "987654321"
@@ -57,28 +57,13 @@ def _paths() -> dict[str, str]:
     return paths
 
 
-def _optional_page(name: str, placeholder: str):
-    """Category and series pages may not exist yet: then their link is the index page."""
-    try:
-        return reverse(name, kwargs={"slug": placeholder}).split(placeholder)
-    except NoReverseMatch:
-        return None
-
-
 @cache
 def _bases(site: str) -> dict:
     """Absolute prefixes for `site` (the canonical address), computed once: a list builds
     several links per object, hundreds per page. What it returns is shared: never mutated."""
     paths = _paths()
     ns = site + paths["namespace"]
-    pages = {}
-    for kind in ("term", "article", "category", "series"):
-        parts = paths.get(f"{kind}_page")
-        if parts is None:  # no such page yet: the index (categories) or the article list
-            fallback = paths["index_page"] if kind == "category" else paths["articles_page"]
-            pages[kind] = (site + fallback, "", False)
-        else:
-            pages[kind] = (site + parts[0], parts[1], True)
+    pages = {kind: (site + paths[f"{kind}_page"][0], paths[f"{kind}_page"][1]) for kind in PAGES}
     return {
         "root": site + paths["index"],
         "ns": ns,
@@ -98,9 +83,10 @@ def namespace_url() -> str:
 
 
 def page(kind: str, slug: str) -> str:
-    """The public page of an entry (what `link` holds)."""
-    prefix, suffix, with_slug = _bases(site_url())["pages"][kind]
-    return prefix + slug + suffix if with_slug else prefix
+    """The public page of an entry (what `link` holds): the site's address and the path
+    the model's `get_absolute_url` gives, whose shape is read once per process (`_paths`)."""
+    prefix, suffix = _bases(site_url())["pages"][kind]
+    return prefix + slug + suffix
 
 
 def route(kind: str) -> str:
@@ -156,26 +142,23 @@ SLUG_MARK = "\x1eslug\x1e"  # where a slug goes in `templates`' page address
 def templates(kind: str) -> tuple[str, str, str]:
     """What a statement that writes objects itself (api/rowjson.py) needs of the site as it
     is now for an entry of `kind`: its page address (`page`) with `SLUG_MARK` where the slug
-    goes (none in the address of a kind without pages of its own), its own `_links`
-    (`entry_links`) and its `_links` when embedded (`embed_link`), both as JSON text with
-    `ID_MARK` where the id goes."""
+    goes, its own `_links` (`entry_links`) and its `_links` when embedded
+    (`represent.embed_link`), both as JSON text with `ID_MARK` where the id goes."""
     return _templates(site_url(), kind)
 
 
 @lru_cache(maxsize=16)
 def _templates(site: str, kind: str) -> tuple[str, str, str]:
     bases = _bases(site)
-    prefix, suffix, with_slug = bases["pages"][kind]
     base = bases["route"][kind]
     embedded = {"self": [{"href": f"{base}/{ID_MARK}"}], "collection": [{"href": base}]}
     return (
-        prefix + SLUG_MARK + suffix if with_slug else prefix,
+        page(kind, SLUG_MARK),
         orjson.dumps(entry_links(kind, int(ID_MARK))).decode(),
         orjson.dumps(embedded).decode(),
     )
 
 
-# --- context=embed forms, built from selector `Link` rows -----------------------------------
 def revision_link(kind: str, pk: int, version_id) -> str:
     """The address of one revision of an entry: /<type>s/<id>/revisions/<revision id>."""
     prefix, suffix = _paths()[f"{kind}_revisions"]
@@ -195,50 +178,3 @@ def revision_links(kind: str, pk: int, version_id) -> dict:
 
 def excerpt_html(text: str) -> str:
     return f"<p>{escape(text, quote=False)}</p>\n" if text else ""
-
-
-def embed_link(link) -> dict:
-    """A linked entry in `context=embed`: enough to show a card and follow `self`."""
-    kind = link.kind
-    bases = _bases(site_url())
-    base = bases["route"][kind]
-    prefix, suffix, with_slug = bases["pages"][kind]
-    url = prefix + link.slug + suffix if with_slug else prefix
-    if kind in TYPES:
-        return {
-            "id": link.id,
-            "slug": link.slug,
-            "type": kind,
-            "link": url,
-            "title": {"rendered": escape(link.title, quote=False)},
-            "excerpt": {"rendered": excerpt_html(link.summary)},
-            "_links": {"self": [{"href": f"{base}/{link.id}"}], "collection": [{"href": base}]},
-        }
-    return {
-        "id": link.id,
-        "link": url,
-        "name": link.title,
-        "slug": link.slug,
-        "taxonomy": kind,
-        "_links": {"self": [{"href": f"{base}/{link.id}"}], "collection": [{"href": base}]},
-    }
-
-
-def embedded(kind: str, links, wanted) -> dict:
-    """`_embedded` for an entry of `kind` whose links are `links` (selectors.EntryLinks);
-    `wanted` is a set of relation names or {"*"}."""
-    if kind == "term":
-        relations = {
-            "wp:term": links.categories,
-            "related": links.related,
-            "webflux:articles": links.articles,
-        }
-    elif kind == "article":
-        relations = {"webflux:terms": links.terms, "wp:term": links.series}
-    else:
-        return {}
-    return {
-        rel: [[embed_link(link) for link in items]]
-        for rel, items in relations.items()
-        if "*" in wanted or rel in wanted
-    }

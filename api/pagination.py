@@ -9,53 +9,55 @@ import math
 import re
 from urllib.parse import unquote_plus
 
-from django.http import HttpResponse
 from rest_framework.pagination import BasePagination
 from rest_framework.response import Response
 
 from glossary.site import site_url
 
 from .exceptions import RestError
-from .queries import JsonPage
-from .renderers import CONTENT_TYPE
+from .listing import Page
 
 HEADERS = ("X-WP-Total", "X-WP-TotalPages", "Link")
 
 
+def bounds(params: dict) -> tuple[int, int]:
+    """(start, size) of the page `page`/`per_page`/`offset` ask for."""
+    per_page, page, offset = params["per_page"], params["page"], params.get("offset")
+    return (offset if offset is not None else (page - 1) * per_page), per_page
+
+
 class WordPressPagination(BasePagination):
     def paginate_queryset(self, queryset, request, view=None):
-        params = view.params
-        per_page, page, offset = params["per_page"], params["page"], params.get("offset")
-        start = offset if offset is not None else (page - 1) * per_page
-        rows = queryset[start : start + per_page]
-        if not isinstance(rows, JsonPage):  # a page written whole is its own list
-            rows = list(rows)
-        if isinstance(queryset, list):  # already evaluated (search hits)
+        """DRF's entry point, for a QuerySet or a list (revisions, search hits)."""
+        start, size = bounds(view.params)
+        rows = list(queryset[start : start + size])
+        if isinstance(queryset, list):  # already evaluated
             total = len(queryset)
-        elif start == 0 and len(rows) < per_page:
+        elif start == 0 and len(rows) < size:
             total = len(rows)
         else:
             total = queryset.count()
-        self.total, self.per_page, self.request = total, per_page, request
-        self.pages = math.ceil(total / per_page)
-        self.page = page if offset is None else start // per_page + 1
-        if offset is None and page > self.pages and total > 0:
+        self.paginate_page(Page(rows, total), request, view.params)
+        return rows
+
+    def paginate_page(self, page: Page, request, params: dict) -> Page:
+        """Takes the total of a page a read fetched (api/queries.py) for the headers; a page
+        past the last one is WordPress's 400."""
+        start, per_page = bounds(params)
+        self.total, self.per_page, self.request = page.total, per_page, request
+        self.pages = math.ceil(page.total / per_page)
+        offset = params.get("offset")
+        self.page = params["page"] if offset is None else start // per_page + 1
+        if offset is None and self.page > self.pages and page.total > 0:
             raise RestError(
                 "rest_post_invalid_page_number",
                 "Numer strony jest większy niż liczba dostępnych stron.",
                 400,
             )
-        return rows
+        return page
 
     def get_paginated_response(self, data):
         return Response(data, headers=self.headers())
-
-    def page_response(self, body: bytes) -> HttpResponse:
-        """A page whose JSON its statement wrote whole (`JsonPage`), with the headers of
-        `get_paginated_response`, as a plain HttpResponse (DRF's views pass any through):
-        a Response would only hand the same bytes to its renderer to be copied again
-        (~15 µs of every such list, issue 12)."""
-        return HttpResponse(body, content_type=CONTENT_TYPE, headers=self.headers())
 
     def headers(self) -> dict:
         headers = {"X-WP-Total": str(self.total), "X-WP-TotalPages": str(self.pages)}
@@ -90,8 +92,9 @@ _PRINTABLE = re.compile(r"^[!-~]*$")  # ASCII without spaces or control characte
 def _query_without_page(request) -> str:
     """The request's query string without `page` and `offset`, its other parameters as the
     client wrote them (in order). Why: copying the parsed QueryDict and encoding it again
-    cost ~40 µs a list (issue 12). A query with anything but printable ASCII in it (raw
-    bytes a client did not percent-encode) is encoded again from the parsed parameters."""
+    cost more than the rest of the headers (docs/benchmarks.md, "REST lists, wave 13"). A
+    query with anything but printable ASCII in it (raw bytes a client did not
+    percent-encode) is encoded again from the parsed parameters."""
     raw = request.META.get("QUERY_STRING", "")
     if not _PRINTABLE.match(raw):
         query = request.query_params.copy()

@@ -18,10 +18,6 @@ class JSONRenderer(renderers.BaseRenderer):
         return orjson.dumps(data)
 
 
-# What a JSON answer says it is, whether rendered here or written whole by PostgreSQL.
-CONTENT_TYPE = f"{JSONRenderer.media_type}; charset={JSONRenderer.charset}"
-
-
 class JSONNegotiation(BaseContentNegotiation):
     """There is one representation, JSON: a request whose Accept allows it (or has none)
     gets it, any other is 406. DRF's general negotiation parsed and ranked the header on

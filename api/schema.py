@@ -245,7 +245,7 @@ def index() -> dict:
             }
         },
         "routes": _routes(),
-        # Agents: the MCP endpoint and the texts written for them (issue 14).
+        # Agents: the MCP endpoint and the texts written for them.
         "mcp": _mcp_block(ns),
         "_links": _index_links(),
     }

@@ -21,33 +21,18 @@ from django.utils import timezone
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from glossary.markdown import render_markdown
 from glossary.models import INVALID_SLUG, Article, Status, Term
 
-from . import links
+from . import fields as declared
+from . import links, represent
+from .fields import ALL, VIEW_EDIT
 from .params import MAX_ID
+from .represent import wp_dates
 from .rowjson import ROW_JSON
 
-ALL = ("view", "embed", "edit")
-VIEW_EDIT = ("view", "edit")
-EDIT = ("edit",)
 WP_DATE = r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}$"
 STATUSES = ("publish", "future", "draft")
-
-
-def wp_dates(value, tz=None) -> tuple[str, str]:
-    """WordPress's `date` (site time, no offset) and `date_gmt` (UTC, no offset). `tz`: the
-    current time zone, when the caller has it already (a list asks for it once, not twice a
-    row)."""
-    # isoformat pads years below 1000 (strftime does not), so "YYYY-MM-DDTHH:MM:SS" is always
-    # the first 19 characters, the offset after them; "seconds" drops the microseconds.
-    local = value.astimezone(tz or timezone.get_current_timezone()).isoformat(timespec="seconds")
-    return local[:19], value.astimezone(UTC).isoformat(timespec="seconds")[:19]
-
-
-def wp_status(entry, now) -> str:
-    if entry.status != Status.PUBLISHED:
-        return "draft"
-    return "future" if entry.published_at and entry.published_at > now else "publish"
 
 
 @extend_schema_field({"type": "string", "pattern": WP_DATE, "example": "2026-11-30T12:00:00"})
@@ -140,13 +125,16 @@ class ReadSerializer(serializers.Serializer):
             data.pop(name, None)
         data["_links"] = links.entry_links(self.kind, data["id"])
         if instance_links is not None and self._context.get("embed"):
-            embedded = links.embedded(self.kind, instance_links, self.wanted)
+            embedded = represent.embedded(self.kind, instance_links, self.wanted)
             if embedded:
                 data["_embedded"] = embedded
         return data
 
 
 class EntryReadSerializer(ReadSerializer):
+    """A term or an article, as `declared.FIELDS` declares it (api/rowjson.py writes the
+    same object in SQL from the same table)."""
+
     id = serializers.IntegerField(read_only=True)
     date = WpDateField(read_only=True, help_text="Data publikacji (czas strony).")
     date_gmt = WpDateField(read_only=True, help_text="Data publikacji (UTC).")
@@ -163,41 +151,24 @@ class EntryReadSerializer(ReadSerializer):
         read_only=True, allow_null=True, help_text="Kto ostatnio zapisał (context=edit)."
     )
 
-    def common(self, entry, *, title: str, excerpt: str) -> dict:
-        when = entry.published_at or entry.created_at
-        tz = self._context.get("tz")
-        date, date_gmt = wp_dates(when, tz)
-        modified, modified_gmt = wp_dates(entry.updated_at, tz)
-        edit = self.ctx == "edit"
+    def to_representation(self, entry):
+        built = getattr(entry, ROW_JSON, None)
+        if built is not None:
+            return self.from_row_json(built)
+        entry_links = self._context["links"].get(entry.pk)
+        ctx, tz, now = self.ctx, self._context.get("tz"), self._context["now"]
         data = {
-            "id": entry.pk,
-            "date": date,
-            "date_gmt": date_gmt,
-            "modified": modified,
-            "modified_gmt": modified_gmt,
-            "slug": entry.slug,
-            "status": wp_status(entry, self._context["now"]),
-            "type": self.kind,
-            "link": links.page(self.kind, entry.slug),
-            "title": {"rendered": escape(title, quote=False)},
-            "content": {"rendered": entry.body_html},
-            "excerpt": {"rendered": links.excerpt_html(excerpt)},
-        }
-        if edit:
-            data["title"]["raw"] = title
-            data["content"]["raw"] = entry.body
-            data["excerpt"]["raw"] = excerpt
-            data["last_editor"] = entry.last_editor_id
-        return data
+            field.name: represent.value(field, entry, kind=self.kind, ctx=ctx, now=now, tz=tz,
+                              entry_links=entry_links)
+            for field in declared.FIELDS[self.kind]
+            if ctx in field.contexts
+        }  # fmt: skip
+        return self.finish(data, entry_links)
 
 
 class TermSerializer(EntryReadSerializer):
     kind = "term"
-    CONTEXTS = {
-        "date": VIEW_EDIT, "date_gmt": VIEW_EDIT, "modified": VIEW_EDIT, "modified_gmt": VIEW_EDIT,
-        "status": VIEW_EDIT, "content": VIEW_EDIT, "synonyms": VIEW_EDIT,
-        "categories": VIEW_EDIT, "related": VIEW_EDIT, "last_editor": EDIT,
-    }  # fmt: skip
+    CONTEXTS = declared.contexts("term")
 
     synonyms = serializers.ListField(child=serializers.CharField(), read_only=True)
     categories = serializers.ListField(child=serializers.IntegerField(), read_only=True)
@@ -207,28 +178,10 @@ class TermSerializer(EntryReadSerializer):
         help_text="Powiązane pojęcia (opublikowane; w context=edit wszystkie).",
     )
 
-    def to_representation(self, term):
-        built = getattr(term, ROW_JSON, None)
-        if built is not None:
-            return self.from_row_json(built)
-        term_links = self._context["links"].get(term.pk)
-        data = self.common(term, title=term.name, excerpt=term.short_definition)
-        data["synonyms"] = list(term.synonyms)
-        data["categories"] = term_links.ids("categories") if term_links else []
-        drafts = self._context.get("related_ids", {}).get(term.pk)
-        data["related"] = (
-            drafts if drafts is not None else term_links.ids("related")
-        ) if term_links else []  # fmt: skip
-        return self.finish(data, term_links)
-
 
 class ArticleSerializer(EntryReadSerializer):
     kind = "article"
-    CONTEXTS = {
-        "date": VIEW_EDIT, "date_gmt": VIEW_EDIT, "modified": VIEW_EDIT, "modified_gmt": VIEW_EDIT,
-        "status": VIEW_EDIT, "content": VIEW_EDIT, "author": VIEW_EDIT, "terms": VIEW_EDIT,
-        "series": VIEW_EDIT, "series_order": VIEW_EDIT, "last_editor": EDIT,
-    }  # fmt: skip
+    CONTEXTS = declared.contexts("article")
 
     author = serializers.IntegerField(read_only=True, allow_null=True)
     terms = serializers.ListField(
@@ -237,24 +190,9 @@ class ArticleSerializer(EntryReadSerializer):
     series = serializers.IntegerField(read_only=True, allow_null=True)
     series_order = serializers.IntegerField(read_only=True, allow_null=True)
 
-    def to_representation(self, article):
-        built = getattr(article, ROW_JSON, None)
-        if built is not None:
-            return self.from_row_json(built)
-        article_links = self._context["links"].get(article.pk)
-        data = self.common(article, title=article.title, excerpt=article.lead)
-        data["author"] = article.author_id
-        drafts = self._context.get("term_ids", {}).get(article.pk)
-        data["terms"] = (
-            drafts if drafts is not None else article_links.ids("terms")
-        ) if article_links else []  # fmt: skip
-        data["series"] = article.series_id
-        data["series_order"] = article.series_order
-        return self.finish(data, article_links)
-
 
 class TaxonomySerializer(ReadSerializer):
-    CONTEXTS = {"count": VIEW_EDIT, "description": VIEW_EDIT}
+    """A category or a series, as `fields.FIELDS` declares it."""
 
     id = serializers.IntegerField(read_only=True)
     count = serializers.IntegerField(read_only=True, help_text="Liczba opublikowanych wpisów.")
@@ -265,24 +203,23 @@ class TaxonomySerializer(ReadSerializer):
     taxonomy = serializers.CharField(read_only=True)
 
     def to_representation(self, item):
+        ctx = self.ctx
         data = {
-            "id": item.pk,
-            "count": item.entry_count,
-            "description": item.description,
-            "link": links.page(self.kind, item.slug),
-            "name": item.name,
-            "slug": item.slug,
-            "taxonomy": self.kind,
+            field.name: represent.value(field, item, kind=self.kind, ctx=ctx)
+            for field in declared.FIELDS[self.kind]
+            if ctx in field.contexts
         }
         return self.finish(data, None)
 
 
 class CategorySerializer(TaxonomySerializer):
     kind = "category"
+    CONTEXTS = declared.contexts("category")
 
 
 class SeriesSerializer(TaxonomySerializer):
     kind = "series"
+    CONTEXTS = declared.contexts("series")
 
 
 class SearchResultSerializer(serializers.Serializer):
@@ -526,8 +463,6 @@ class RevisionSerializer(ReadSerializer):
     }  # fmt: skip
 
     def to_representation(self, version):
-        from glossary.markdown import render_markdown
-
         kind = self.context["kind"]
         title_field, excerpt_field, others = self.SHAPES[kind]
         data = version.field_dict
