@@ -22,7 +22,6 @@ server decides which representations an entity tag identifies).
 """
 
 import hashlib
-import threading
 import time
 from functools import lru_cache
 from pathlib import Path
@@ -32,27 +31,24 @@ from django.utils.cache import get_conditional_response
 from django.utils.http import http_date, parse_etags
 
 from glossary import selectors
+from glossary.db.cache import LRU
 
 # Answers change with the code too: a deploy must not answer 304 to a client holding the
 # previous release's representation.
 _CODE = hashlib.blake2b(
     b"".join(p.read_bytes() for p in sorted(Path(__file__).parent.glob("*.py"))), digest_size=8
 ).hexdigest()
-_FIRST_SEEN: dict = {}
+_FIRST_SEEN = LRU(1000)
 # The request headers `get_conditional_response` reads (RFC 9110 §13.1).
 _PRECONDITIONS = ("HTTP_IF_NONE_MATCH", "HTTP_IF_MODIFIED_SINCE", "HTTP_IF_MATCH",
                   "HTTP_IF_UNMODIFIED_SINCE")  # fmt: skip
-_LOCK = threading.Lock()
 
 
 def first_seen(state) -> float:
-    with _LOCK:
-        seen = _FIRST_SEEN.get(state)
-        if seen is None:
-            if len(_FIRST_SEEN) > 1000:
-                _FIRST_SEEN.clear()
-            seen = _FIRST_SEEN[state] = time.time()
-        return seen
+    seen = _FIRST_SEEN.get(state)
+    if seen is None:
+        seen = _FIRST_SEEN.setdefault(state, time.time())
+    return seen
 
 
 def has_preconditions(request) -> bool:

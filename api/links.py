@@ -23,7 +23,7 @@ from html import escape
 import orjson
 from django.urls import NoReverseMatch, reverse
 
-from glossary.models import Article, Category, Series, Term
+from glossary.models import path_around_slug
 from glossary.site import site_url
 
 CURIES = [
@@ -31,20 +31,18 @@ CURIES = [
 ]
 
 
-# The models whose `get_absolute_url` is the public page of an entry of each kind.
-PAGES = {"term": Term, "article": Article, "category": Category, "series": Series}
+# The kinds of entry with a public page (`glossary.models.entry_path`).
+PAGES = ("term", "article", "category", "series")
 
 
 @cache
 def _paths() -> dict[str, str]:
-    placeholder = "slug-placeholder"
     paths = {
         "index": reverse("api:index"),
         "namespace": reverse("api:namespace").rstrip("/"),
     }
-    for kind, model in PAGES.items():
-        # The page's path around its slug, as the model's own method builds it.
-        paths[f"{kind}_page"] = model(slug=placeholder).get_absolute_url().split(placeholder)
+    for kind in PAGES:
+        paths[f"{kind}_page"] = path_around_slug(kind)
     for kind in ("term", "article"):
         # A number no other part of the path contains ("v1" does contain a 1).
         marker = "987654321"
@@ -57,7 +55,7 @@ def _paths() -> dict[str, str]:
     return paths
 
 
-@cache
+@lru_cache(maxsize=16)
 def _bases(site: str) -> dict:
     """Absolute prefixes for `site` (the canonical address), computed once: a list builds
     several links per object, hundreds per page. What it returns is shared: never mutated."""
@@ -84,7 +82,7 @@ def namespace_url() -> str:
 
 def page(kind: str, slug: str) -> str:
     """The public page of an entry (what `link` holds): the site's address and the path
-    the model's `get_absolute_url` gives, whose shape is read once per process (`_paths`)."""
+    `glossary.models.entry_path` gives, whose shape is read once per process (`_paths`)."""
     prefix, suffix = _bases(site_url())["pages"][kind]
     return prefix + slug + suffix
 

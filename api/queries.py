@@ -6,7 +6,7 @@ The strategies, and why each earns its place (docs/benchmarks.md, "REST lists" s
 - `OrmList`: the plain ORM: editors' lists (drafts visible), whose rows are model
   instances; their links are read after them, in one query.
 - `CompiledList`: a readers' list by OFFSET, its SQL compiled once per shape of request
-  (`glossary.prepared.Prepared`): building and compiling the filtered, ordered, sliced
+  (`glossary.db.prepared.Prepared`): building and compiling the filtered, ordered, sliced
   QuerySet cost more CPU than running it. A shape is what changes the SQL text: the
   resource, the parameters present, list lengths, ordering, context, page size; the values
   (and which page) are parameters of the statement. A page walks the OFFSET over a narrow
@@ -29,10 +29,9 @@ changes with every write and every scheduled publication), so they are never sta
 
 from __future__ import annotations
 
-import threading
 from array import array
 from collections.abc import Callable
-from datetime import UTC, datetime, timedelta
+from datetime import datetime
 
 from django.contrib.postgres.aggregates import StringAgg
 from django.db import DEFAULT_DB_ALIAS, connections
@@ -47,7 +46,10 @@ from django.db.models import (
 )
 
 from glossary import search, selectors
-from glossary.prepared import Prepared, joined
+from glossary.db.cache import LRU
+from glossary.db.cursors import joined
+from glossary.db.placeholders import stand_in
+from glossary.db.prepared import Prepared
 
 from . import rowjson
 from .listing import JsonPage, Listing, Page, Resource, Row
@@ -57,12 +59,9 @@ from .rowjson import ROW_JSON
 # the others become placeholders.
 STRUCTURAL = {"context", "orderby", "order", "status", "hide_empty", "_embed", "_fields",
               "page", "per_page", "offset", "type", "search"}  # fmt: skip
-_BASE_INT = -8_000_000
-_BASE_TIME = datetime(2001, 2, 3, 4, 5, 6, tzinfo=UTC)
-_COMPILED: dict = {}
-_LOCK = threading.Lock()
-_COUNTS: dict = {}
 MAX_SHAPES = 2000
+_COMPILED = LRU(MAX_SHAPES)
+_COUNTS = LRU(MAX_SHAPES)
 PAGE_PARAMS = frozenset({"page", "offset"})
 OFFSET_MARK = 987_654_321  # the OFFSET a shape is compiled with, then made a parameter
 # Parameters that narrow a list to a few known rows: no deferred join for those.
@@ -74,17 +73,10 @@ RANKED_ONLY = frozenset({"search", "_ranked", "orderby", "order", "page", "per_p
 WALKED_ONLY = frozenset({"orderby", "order", "page", "per_page", "offset", "context", "_embed",
                          "_fields", "status"})  # fmt: skip
 MAX_WALKED = 100_000  # longer lists are paged by OFFSET, their ids not kept
-_WALKED: dict = {}
 WALKED_LISTS = 8
+_WALKED = LRU(WALKED_LISTS)
 PAGE_JSON, PAGE_ROWS, PAGE_TOTAL = "_page_json", "_page_rows", "_page_total"
 IDS = "_ids"  # not a request's parameter: the ids of a page read by them (`rows_by_id`)
-
-
-def _keep(cache: dict, key, value, limit: int = MAX_SHAPES) -> None:
-    with _LOCK:
-        if len(cache) >= limit:
-            cache.clear()
-        cache[key] = value
 
 
 def known_total(rows: int, start: int, size: int) -> int | None:
@@ -175,7 +167,7 @@ class CompiledList:
         as_json = rowjson.applies(listing.model, params)
         if as_json:  # the site's addresses: values of the statement, not part of it
             site = rowjson.site_values(listing.model, params)
-            fake.update({name: f"\x1b{name}\x1b" for name in site})
+            fake.update({name: stand_in(str, len(fake) + i) for i, name in enumerate(site)})
             real.update(site)
         # A page read by its ids (`rows_by_id`) comes whole: one row, the objects joined.
         whole = as_json and IDS in params and rowjson.written_whole(params)
@@ -188,7 +180,7 @@ class CompiledList:
             build = _builder(listing.resource, params, size, with_state, whole)
             # A page of given ids has no OFFSET: the ids are the page.
             prepared = Prepared(build, offset=None if whole else OFFSET_MARK, **fake)
-            _keep(_COMPILED, key, prepared)
+            _COMPILED.put(key, prepared)
         found = prepared(offset=start, **real)
         if whole:
             values = found[0]
@@ -209,7 +201,7 @@ def count_list(listing: Listing, state) -> int:
     total = _COUNTS.get(key)
     if total is None:
         total = listing.queryset().count()
-        _keep(_COUNTS, key, total)
+        _COUNTS.put(key, total)
     return total
 
 
@@ -304,10 +296,7 @@ def walk(listing: Listing, state) -> int:
         return count_list(listing, state)
     # 8 bytes an id (a list of ints holds ~36): 10,000 terms keep 80 KB.
     ids = array("q", listing.queryset().values_list("pk", flat=True)[: MAX_WALKED + 1])
-    with _LOCK:
-        if len(_WALKED) >= WALKED_LISTS:
-            _WALKED.pop(next(iter(_WALKED)), None)  # the oldest
-        _WALKED[list_key(listing, state)] = ids if len(ids) <= MAX_WALKED else False
+    _WALKED.put(list_key(listing, state), ids if len(ids) <= MAX_WALKED else False)
     if len(ids) > MAX_WALKED:
         return count_list(listing, state)
     return len(ids)
@@ -347,7 +336,7 @@ def rows_by_id(listing: Listing, ids: list[int], with_state: bool = False):
     return sorted(rows, key=lambda row: position[row.pk]), state
 
 
-_SEARCH_PAGES: dict = {}
+_SEARCH_PAGES = LRU(MAX_SHAPES)
 
 
 class SearchPage:
@@ -379,9 +368,9 @@ class SearchPage:
         prepared = _SEARCH_PAGES.get(key)
         if prepared is None:
             site = rowjson.site_values(listing.model, shape)
-            fake = {name: f"\x1b{name}\x1b" for name in site}
+            fake = {name: stand_in(str, i) for i, name in enumerate(site)}
             prepared = Prepared(_search_builder(listing.resource, with_state, shape), **fake)
-            _keep(_SEARCH_PAGES, key, prepared)
+            _SEARCH_PAGES.put(key, prepared)
         if prepared.compiled_for(connections[DEFAULT_DB_ALIAS]) is None:
             return None
         return prepared
@@ -453,14 +442,10 @@ def _placeholders(params: dict) -> tuple[tuple, dict, dict]:
             n = len(fake)
             if isinstance(item, bool):
                 return (), {}, {}
-            if isinstance(item, int):
-                fake[key] = _BASE_INT - n
-            elif isinstance(item, datetime):
-                fake[key] = _BASE_TIME + timedelta(seconds=n)
-            elif isinstance(item, str):
-                fake[key] = f"\x1bplaceholder{n}\x1b"
-            else:
+            if not isinstance(item, int | datetime | str):
                 return (), {}, {}
+            kind = next(k for k in (datetime, int, str) if isinstance(item, k))
+            fake[key] = stand_in(kind, n)
             real[key] = item
     return tuple(shape), fake, real
 

@@ -11,19 +11,19 @@ tests/api/test_index.py fail loudly if a drf-spectacular upgrade changes what it
 
 import copy
 import re
-import threading
 
 from django.conf import settings
 from django.urls import reverse
 from django.utils import timezone
 from drf_spectacular.extensions import OpenApiAuthenticationExtension
 
+from glossary.db.cache import LRU
 from glossary.site import site_url
 
 from . import links
 
-_LOCK = threading.Lock()
-_CACHE: dict = {}
+# Per site address (the documents name it): a handful in any process.
+_CACHE = LRU(16)
 _METHODS = ("get", "post", "put", "patch", "delete")
 _ARG_KEYS = ("type", "format", "enum", "items", "minimum", "maximum", "maxLength", "minLength",
              "pattern", "maxItems", "default", "nullable", "oneOf")  # fmt: skip
@@ -71,12 +71,12 @@ def postprocess(result, generator, request, public):
 
 def openapi() -> dict:
     key = ("openapi", site_url())  # `servers` names the site's address
-    with _LOCK:
-        if key not in _CACHE:
-            from drf_spectacular.generators import SchemaGenerator
+    schema = _CACHE.get(key)
+    if schema is None:
+        from drf_spectacular.generators import SchemaGenerator
 
-            _CACHE[key] = SchemaGenerator().get_schema(request=None, public=True)
-        return _CACHE[key]
+        schema = _CACHE.setdefault(key, SchemaGenerator().get_schema(request=None, public=True))
+    return schema
 
 
 def _resolve(doc: dict, node):
@@ -143,9 +143,9 @@ def _route_key(path: str) -> str:
 def _routes() -> dict:
     base = site_url()
     key = ("routes", base)
-    with _LOCK:
-        if key in _CACHE:
-            return _CACHE[key]
+    routes = _CACHE.get(key)
+    if routes is not None:
+        return routes
     doc = openapi()
     ns = settings.MCP_NAMESPACE.strip("/")
     routes = {
@@ -192,8 +192,7 @@ def _routes() -> dict:
         "endpoints": [{"methods": ["POST", "GET", "DELETE"], "args": {}}],
         "_links": {"self": [{"href": f"{base}/wp-json{mcp}"}]},
     }
-    with _LOCK:
-        _CACHE[key] = routes
+    _CACHE.put(key, routes)
     return routes
 
 

@@ -789,10 +789,10 @@ def test_searches_of_one_shape_keep_their_drivers_adapters(client, glossary, man
     """Searches of one engine shape (different words) run one statement object on one kept
     driver cursor, whose psycopg adapters (a dumper per parameter type, a loader per
     column) survive other reads in between. Why it matters: psycopg keeps them only while
-    a cursor runs the same query object, and rebuilt them on every search (issue 12)."""
+    a cursor runs the same query object, and would rebuild them on every search."""
     from django.db import DEFAULT_DB_ALIAS, connections
 
-    from glossary import prepared
+    from glossary.db import cursors
 
     kept = connections[DEFAULT_DB_ALIAS]
     client.get(f"{API}/terms", {"search": "pojęcie"})  # the engine's statistics read
@@ -802,7 +802,7 @@ def test_searches_of_one_shape_keep_their_drivers_adapters(client, glossary, man
         # Least recently used first: the last search statement is the one just run.
         *_, (text, cursor) = [
             (t, c)
-            for t, c in prepared._CURSORS[kept][1].items()
+            for t, c in cursors._CURSORS[kept][1].items()
             if t and t.startswith("WITH ranked ")
         ]
         seen.append((text, cursor, cursor._tx))

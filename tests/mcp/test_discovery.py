@@ -107,9 +107,9 @@ def fresh_routes():
     """The REST index caches its routes (with SITE_URL in their links) per process."""
     from api import schema
 
-    schema._CACHE.pop("routes", None)
+    schema._CACHE.clear()
     yield
-    schema._CACHE.pop("routes", None)
+    schema._CACHE.clear()
 
 
 def test_rest_index_advertises_the_mcp_endpoint(client, fresh_routes):
