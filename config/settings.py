@@ -99,7 +99,7 @@ INSTALLED_APPS = [
     "django.contrib.sitemaps",
     "rest_framework",
     "django_eventstream",
-    # Revisions of terms and articles (glossary/services.py, glossary/admin.py).
+    # Revisions of terms and articles (glossary/services.py, glossary/admin/).
     "reversion",
     "glossary",
     "mcp_endpoint",

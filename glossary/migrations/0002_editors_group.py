@@ -2,7 +2,7 @@
 
 Editors add, change, delete and view terms, articles, categories and series, and may view
 user accounts only because the article author autocomplete lists them (the admin still
-keeps the account pages themselves from editors, see `glossary/admin.py`). Running it
+keeps the account pages themselves from editors, see `glossary/admin/users.py`). Running it
 again resets the group to exactly these permissions; reversing removes the group.
 """
 

@@ -21,7 +21,7 @@ from django.utils import timezone, translation
 from reversion.models import Version
 
 from glossary import importing, services
-from glossary.admin import count_message
+from glossary.admin.messages import count_message
 from glossary.importexport import parse_json
 from glossary.models import Article, Category, Series, Status, Term
 from tests.factories import make_term
@@ -226,7 +226,7 @@ def test_saving_an_untouched_form_changes_nothing(editor_client, editor):
 def test_history_never_shows_a_change_no_reader_can_see():
     """A revision whose value differs only in what the history cannot show (the fractions
     of a second of a date) lists no change for that field."""
-    from glossary.admin import revision_diff
+    from glossary.admin.history import revision_diff
 
     moment = timezone.now().replace(microsecond=500)
     older = SimpleNamespace(field_dict={"published_at": moment, "body": "a"})
@@ -248,7 +248,7 @@ def test_diff_keeps_removed_and_added_words_apart(old, new):
     old or the new text: removed and added words are never run together."""
     import re
 
-    from glossary.admin import _inline_diff
+    from glossary.admin.history import _inline_diff
 
     text = re.sub(r"<[^>]+>", "", str(_inline_diff(old, new)))
     assert set(text.split()) <= set(old.split()) | set(new.split()), text
