@@ -110,11 +110,6 @@ _ARTICLE_LABELS = {
 
 
 def _hits(kind: str, q: Query, rows, *, article: bool = False) -> list[Hit]:
-    # Each hit is filled in directly rather than through the frozen dataclass's __init__,
-    # which sets every field by object.__setattr__ and was a visible share of an unseen
-    # search's Python (docs/benchmarks.md, "REST lists, wave 14"). The fields and their
-    # values are the same (equality, hashing, repr and `dataclasses.replace` are the
-    # dataclass's own).
     labels = _ARTICLE_LABELS if article else _TERM_LABELS
     words = list(range(len(q.words)))
     coverage, score = ranking.COVERAGE, ranking.score
@@ -124,18 +119,7 @@ def _hits(kind: str, q: Query, rows, *, article: bool = False) -> list[Hit]:
             match = ranking.coverage_label(levels or [], words, article=article)
         else:
             match, value = labels.get(rank, ""), close
-        hit = object.__new__(Hit)
-        hit.__dict__.update(
-            kind=kind,
-            id=pk,
-            slug=slug,
-            title=title,
-            summary=summary,
-            score=score(rank, value),
-            match=match,
-            query=q,
-        )
-        out.append(hit)
+        out.append(Hit(kind, pk, slug, title, summary, score(rank, value), match, q))
     return out
 
 
