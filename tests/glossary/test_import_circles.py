@@ -8,38 +8,10 @@ reports a circle.
 
 from __future__ import annotations
 
-import ast
-from pathlib import Path
-
 import pytest
 
+from tests.imports import imports_of, module_name
 from tests.processes import ROOT
-
-
-def _module_name(path: Path) -> str:
-    parts = list(path.relative_to(ROOT).with_suffix("").parts)
-    if parts[-1] == "__init__":
-        parts.pop()
-    return ".".join(parts)
-
-
-def _imports(source: str, module: str, *, is_package: bool) -> set[str]:
-    """Every module `module` imports, relative imports resolved, at any depth of the source."""
-    package = module if is_package else module.rpartition(".")[0]
-    found: set[str] = set()
-    for node in ast.walk(ast.parse(source)):
-        if isinstance(node, ast.Import):
-            found.update(alias.name for alias in node.names)
-        elif isinstance(node, ast.ImportFrom):
-            if node.level:
-                base = package.split(".")
-                base = base[: len(base) - (node.level - 1)]
-                target = ".".join([*base, node.module] if node.module else base)
-            else:
-                target = node.module
-            found.add(target)
-            found.update(f"{target}.{alias.name}" for alias in node.names)  # `from . import x`
-    return found
 
 
 def _graph(top: str) -> dict[str, set[str]]:
@@ -47,11 +19,11 @@ def _graph(top: str) -> dict[str, set[str]]:
     sources = {}
     for path in sorted((ROOT / top).rglob("*.py")):
         if "migrations" not in path.parts:
-            sources[_module_name(path)] = (path.read_text(encoding="utf-8"), path.stem)
+            sources[module_name(path)] = (path.read_text(encoding="utf-8"), path.stem)
     graph = {}
     for name, (source, stem) in sources.items():
         edges = set()
-        for target in _imports(source, name, is_package=stem == "__init__"):
+        for target in imports_of(source, name, is_package=stem == "__init__"):
             while target and target not in sources:  # `from pkg import function`
                 target = target.rpartition(".")[0]
             while target:
@@ -109,6 +81,6 @@ def test_the_checker_finds_a_circle_kept_alive_inside_a_function():
     inner = "def f():\n    from .a import x\n"
     graph = {
         "p.a": {"p.b"},
-        "p.b": {t for t in _imports(inner, "p.b", is_package=False) if t != "p.a.x"},
+        "p.b": {t for t in imports_of(inner, "p.b", is_package=False) if t != "p.a.x"},
     }
     assert _circles(graph) == [["p.a", "p.b"]]
