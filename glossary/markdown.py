@@ -135,12 +135,24 @@ def render_markdown(source: str) -> str:
 # Plain-text fields (names, definitions, leads) as Markdown text: backslash-escape what would
 # start markup, links and raw HTML included (`[`, `]`, `<`, `>`).
 _SPECIAL = re.compile(r"([\\`*_\[\]<>#|])")
+_ANY_SPECIAL = re.compile(r"[\\`*_\[\]<>#|]")
 
 
 def markdown_text(value: str) -> str:
     """A plain-text field, safe to put into Markdown as literal text, on one line: nothing an
     editor typed (`[Kliknij](javascript:…)`, `<b>`) reads as a link or HTML to an agent."""
-    return _SPECIAL.sub(r"\\\1", " ".join((value or "").split()))
+    value = value or ""
+    # Most fields need nothing: one line, single spaces, no markup character. An answer lists
+    # dozens of them, so the common case costs two scans in C and no new string.
+    if (
+        value.isprintable()
+        and "  " not in value
+        and value[:1] != " "
+        and value[-1:] != " "
+        and _ANY_SPECIAL.search(value) is None
+    ):
+        return value
+    return _SPECIAL.sub(r"\\\1", " ".join(value.split()))
 
 
 # --- HTML back to Markdown (agents' texts) --------------------------------------------------

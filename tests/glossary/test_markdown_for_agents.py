@@ -75,3 +75,23 @@ def test_the_markup_test_is_the_case_insensitive_pattern(text, expected):
 
     pattern = markdown.re.compile(r"[<\[\]]|//|ftp:|mailto:", markdown.re.IGNORECASE)
     assert markdown._maybe_markup(text) is expected is bool(pattern.search(text))
+
+
+def test_plain_text_fields_are_escaped_the_same_with_or_without_the_shortcut():
+    """`markdown_text` answers a field that needs nothing without building a new string; on any
+    text it gives exactly the full escaping: one line, single spaces, every Markdown special
+    character backslash-escaped (generated text of letters, spaces of every kind, newlines and
+    the special characters)."""
+    import random
+    import re
+
+    from glossary.markdown import markdown_text
+
+    special = re.compile(r"([\\`*_\[\]<>#|])")
+    alphabet = "ab ą\n\t\xa0  [](){}<>#|*_`\\x\u2003\x1c\u200b"
+    rng = random.Random(31)
+    for _ in range(20_000):
+        text = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 30)))
+        assert markdown_text(text) == special.sub(r"\\\1", " ".join(text.split())), repr(text)
+    assert markdown_text("[Kliknij](javascript:alert(1))") == r"\[Kliknij\](javascript:alert(1))"
+    assert markdown_text(None) == ""
