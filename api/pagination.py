@@ -92,7 +92,7 @@ _PRINTABLE = re.compile(r"^[!-~]*$")  # ASCII without spaces or control characte
 def _query_without_page(request) -> str:
     """The request's query string without `page` and `offset`, its other parameters as the
     client wrote them (in order). Why: copying the parsed QueryDict and encoding it again
-    cost more than the rest of the headers (docs/benchmarks.md, "REST lists, wave 13"). A
+    cost more than the rest of the headers (docs/benchmarks.md, "REST lists: one statement each"). A
     query with anything but printable ASCII in it (raw bytes a client did not
     percent-encode) is encoded again from the parsed parameters."""
     raw = request.META.get("QUERY_STRING", "")

@@ -404,9 +404,9 @@ def _whole_page(queryset, ids, now, site: dict, with_state: bool, params: dict):
     expression giving an array): their objects joined in the order of `ids` (`STRING_AGG …
     ORDER BY ARRAY_POSITION`), their number and (`with_state`) the content state. Why: the
     rows of a page cost more in Python (fetching, a row object, the serializer's call, the
-    renderer) than the rest of a list together (docs/benchmarks.md, "REST lists, wave
-    13"). No GROUP BY: an empty page
-    is a row too (NULL text, 0 rows). A few parameters whatever the page's size
+    renderer) than the rest of a list together (docs/benchmarks.md, "REST lists: one
+    statement each"). No GROUP BY: an empty page is a row too (NULL text, 0 rows). A few
+    parameters whatever the page's size
     (config/driver.py: psycopg's cache of statements)."""
     model = queryset.model
     text = rowjson.row_json(model, now=now, site=site, params=params)

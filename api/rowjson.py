@@ -3,9 +3,9 @@
 Why: building the object in Python costs more per row (the driver converting dates and
 JSON, then formatting four dates, escaping, sorting link ids and building nested dicts that
 orjson writes out again) than the rest of a list together; the database does the same in C
-(docs/benchmarks.md, "REST lists, wave 12"; what it buys on a mixed stream: "REST lists,
-one read path"). The statement of a readers' list
-selects one text column per row, the object in exactly the bytes orjson writes (compact
+(docs/benchmarks.md, "REST lists: rows written by PostgreSQL"; what it buys on a mixed
+stream: "REST lists, one read path"). The statement of a readers' list selects one text
+column per row, the object in exactly the bytes orjson writes (compact
 `ROW_TO_JSON`/`ARRAY_TO_JSON` on PostgreSQL, `JSON_OBJECT`/`JSON_GROUP_ARRAY` on SQLite,
 keys in the table's order), `link` and `_links` included: the site's addresses are values of
 the statement (`site_values`, from api/links.py: `templates`), not part of it, since the

@@ -205,7 +205,7 @@ class ContentViewSet(RestMixin, viewsets.GenericViewSet):
         the two differ (content changed in between), the list is read again keyed by the
         state its rows saw, and an error found under the guessed state (a page past a total
         kept for it) is judged by the state read first. Why: the state's own query is a
-        round trip on every list (docs/benchmarks.md, "REST lists, wave 13")."""
+        round trip on every list (docs/benchmarks.md, "REST lists: one statement each")."""
         listing = self.listing()
         assumed = selectors.last_content_state()
         if has_preconditions(request) or assumed is None or not listing.readers:

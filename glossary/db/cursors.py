@@ -5,7 +5,7 @@ Why both: psycopg keeps a cursor's adapters (a dumper per parameter type, a load
 only while that cursor runs the very same query object, and creating a cursor builds them
 again; a read that runs on a fresh cursor, or with a text assembled anew on each call, pays
 that every time (docs/benchmarks.md: "Cold reads", its "What changed (and why)", and "REST
-lists, wave 14"). Both are bounded `LRU`s.
+lists: the search's own Python"). Both are bounded `LRU`s.
 """
 
 import weakref

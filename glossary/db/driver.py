@@ -5,7 +5,8 @@ pass over the whole text on every execute, and keeps the result (an LRU of 128 s
 for statements of at most 4,096 bytes and 50 parameters (`psycopg/_queries.py`). The search's
 comparison statement is ~6 KB (glossary/search/postgres.py) and the one-sided statement passes
 4 KB when its planner statistics ride along: without this each call pays the pass again
-(docs/benchmarks.md, "REST lists, wave 13"). Our statements are a few dozen fixed texts, so
+(docs/benchmarks.md, "REST lists: one statement each"). Our statements are a few dozen
+fixed texts, so
 caching them all is cheap (128 entries of at most 16 KB). tests/glossary/test_db_driver.py
 fails by name if psycopg drops the knobs. `GlossaryConfig.ready` applies it when the default
 database is PostgreSQL, so importing the settings changes nothing in the driver.

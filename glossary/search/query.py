@@ -242,7 +242,7 @@ def _analysis(text: str) -> tuple:
     leaves plain tuples of strings alone; tens of thousands of kept `Word` objects (a
     process that has met that many distinct words) make each full collection a long pause
     with the GIL held, in the middle of whatever requests are running (docs/benchmarks.md,
-    "REST lists, wave 15")."""
+    "REST lists: the garbage collector")."""
     folded = fold(text)
     # Its stems: `query_stems`, an English plural's singular, a Polish alternation's base.
     stems = {*query_stems(text), *english_singulars(text), *polish_alternations(text)}

@@ -95,7 +95,7 @@ def _term_detail(*, slug: str, now: datetime, html: bool = True):
 
 # One statement, not the row and then a UNION of its links: each statement costs the client
 # CPU in psycopg, and the correlated subqueries cost PostgreSQL no more than the UNION does
-# (docs/benchmarks.md, "Cold reads, wave 5").
+# (docs/benchmarks.md, "Cold reads: one statement per detail read").
 _TERM_DETAIL = Prepared(_term_detail, slug=stand_in(str))
 _TERM_TEXT = Prepared(partial(_term_detail, html=False), slug=stand_in(str))
 

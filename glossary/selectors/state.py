@@ -46,7 +46,7 @@ def content_state(*, now: datetime | None = None) -> tuple | None:
     connection = connections[DEFAULT_DB_ALIAS]
     when = connection.ops.adapt_datetimefield_value(now or timezone.now())
     # The prepared reads' kept driver cursor: every REST read and every MCP call with the
-    # result cache on starts here (docs/benchmarks.md, "Cold reads, wave 6").
+    # result cache on starts here (docs/benchmarks.md, "Cold reads: the server hand-off").
     cursor = kept_cursor(connection, _CONTENT_STATE_SQL)
     cursor.execute(_CONTENT_STATE_SQL, [v for part in _state_params(when) for v in part])
     return _state(cursor.fetchone())
@@ -93,8 +93,8 @@ def with_content_state(queryset, *, now: datetime):
     """`queryset` with the content state's parts as extra columns (`STATE_COLUMNS`), the same
     subqueries `content_state()` runs, so that one statement reads a row and the state its
     ETag is keyed by (`state_from_row`). Why: reading the state, then the row, is two round
-    trips, each costing the server's CPU (docs/benchmarks.md, "Cold reads, wave 8"). Text
-    output fields: no
+    trips, each costing the server's CPU (docs/benchmarks.md, "Cold reads: the REST reads'
+    state query"). Text output fields: no
     converter runs, so the values are the driver's, exactly as `content_state()` gets them
     (SQLite's datetimes stay text there too), and both give equal keys."""
     when = connections[DEFAULT_DB_ALIAS].ops.adapt_datetimefield_value(now)
