@@ -6,7 +6,7 @@ the key changes whenever the content does (database triggers bump the version on
 to a glossary table; the next scheduled publication time is part of it), in every process at
 once, so entries never need expiring or deleting: stale keys are simply never asked for again
 and fall out. Caches of compiled statements and texts (glossary/db/, glossary/selectors/,
-glossary/search/postgres.py) are keyed by a statement's shape: a fixed, small set in normal
+glossary/search/statements.py) are keyed by a statement's shape: a fixed, small set in normal
 use, bounded so that unusual input cannot make a process grow without end.
 """
 

@@ -30,7 +30,7 @@ from django.utils.safestring import SafeString
 
 from ..db.cursors import joined
 from ..models import Article, Term
-from . import postgres, ranking, sqlite
+from . import postgres, ranking, sqlite, statements
 from .query import MAX_QUERY_LENGTH, MAX_QUERY_WORDS, Query, highlight, normalize_query
 
 __all__ = [
@@ -130,7 +130,7 @@ def term_search(*, query: str, limit: int = 10) -> list[Hit]:
         return []
     limit = _limit(limit)
     if _postgres():
-        rows = postgres.rows(postgres.TERMS, q, limit, timezone.now())
+        rows = postgres.rows(statements.TERMS, q, limit, timezone.now())
     else:
         rows = sqlite.term_rows(q, limit)
     return _hits("term", q, rows)
@@ -143,7 +143,7 @@ def article_search(*, query: str, limit: int = 10) -> list[Hit]:
         return []
     limit = _limit(limit)
     if _postgres():
-        rows = postgres.rows(postgres.ARTICLES, q, limit, timezone.now())
+        rows = postgres.rows(statements.ARTICLES, q, limit, timezone.now())
     else:
         rows = sqlite.article_rows(q, limit)
     return _hits("article", q, rows, article=True)
@@ -160,7 +160,7 @@ def ranked_ids(*, kind: str, query: str, limit: int = MAX_LIMIT) -> list[int]:
     limit = _limit(limit)
     article = kind == "article"
     if _postgres():
-        table = postgres.ARTICLES if article else postgres.TERMS
+        table = statements.ARTICLES if article else statements.TERMS
         rows = postgres.rows(table, q, limit, timezone.now())
     else:
         rows = sqlite.article_rows(q, limit) if article else sqlite.term_rows(q, limit)
@@ -176,7 +176,7 @@ def ranked_ids_statement(*, kind: str, query: str, limit: int = MAX_LIMIT):
     q = Query(query)
     if not q or not _postgres():
         return None
-    table = postgres.ARTICLES if kind == "article" else postgres.TERMS
+    table = statements.ARTICLES if kind == "article" else statements.TERMS
     found = postgres.ranked_statement(table, q, _limit(limit), timezone.now())
     if found is None:
         return None

@@ -3,7 +3,7 @@
 import pytest
 from django.db import connection
 
-from glossary.search import postgres
+from glossary.search import statements
 
 pytestmark = pytest.mark.skipif(
     "connection.vendor != 'postgresql'", reason="psycopg converts PostgreSQL statements"
@@ -18,7 +18,7 @@ def test_the_longest_search_statement_is_converted_once(db):
 
     assert _queries.MAX_CACHED_STATEMENT_LENGTH >= 16 * 1024
     assert _queries.MAX_CACHED_STATEMENT_PARAMS >= 200
-    sql, _params = postgres._statement(postgres.TERMS, 2)
+    sql, _params = statements._statement(statements.TERMS, 2)
     assert len(sql.encode()) > 4096
     from psycopg.adapt import Transformer
 

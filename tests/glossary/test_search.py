@@ -570,12 +570,12 @@ def test_postgres_statement_text_is_fixed_and_cached_by_psycopg(glossary):
 
     for query in ["agent", "czym jest sse", "serwera mcp", "agnet", "jak działa paginacja"]:
         search.term_search(query=query)
-    shapes = dict(search.postgres._compiled.items())
+    shapes = dict(search.statements._compiled.items())
     for query in ["klient", "co to jest kursor", "serwerami", "agnte", "po co jest mcp"]:
         search.term_search(query=query)
     # One text per shape, whatever the query.
-    assert dict(search.postgres._compiled.items()) == shapes
-    sql, _params = search.postgres._statement(search.postgres.TERMS, 1)
+    assert dict(search.statements._compiled.items()) == shapes
+    sql, _params = search.statements._statement(search.statements.TERMS, 1)
     assert len(sql) <= _queries.MAX_CACHED_STATEMENT_LENGTH
     assert len(_params.order) <= _queries.MAX_CACHED_STATEMENT_PARAMS
 
@@ -591,16 +591,16 @@ def test_postgres_one_word_shape_ranks_as_the_general_statement(glossary, query)
     same rows, scores and levels, for terms and for articles."""
     from django.utils import timezone
 
-    from glossary.search import postgres
+    from glossary.search import postgres, statements
     from glossary.search.query import Query
 
     make_article("Agent i serwer MCP", lead="Jak agent łączy się z serwerem.", body="Zdarzenia.")
     q, now = Query(query), timezone.now()
     assert len(q.words) == 1
-    for table in (postgres.TERMS, postgres.ARTICLES):
+    for table in (statements.TERMS, statements.ARTICLES):
         found = []
         for shape in ("word", 1):
-            sql, params = postgres._statement(table, shape)
+            sql, params = statements._statement(table, shape)
             with connection.cursor() as cursor:
                 cursor.execute(sql, params.fill(postgres._values(table, q, 10, now)))
                 found.append(cursor.fetchall())

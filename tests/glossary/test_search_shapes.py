@@ -12,7 +12,7 @@ from django.core.management import call_command
 from django.db import connection, transaction
 from django.utils import timezone
 
-from glossary.search import Query, postgres, sqlite, term_search
+from glossary.search import Query, postgres, sqlite, statements, term_search
 
 pytestmark = pytest.mark.django_db
 
@@ -108,4 +108,4 @@ def test_several_words_cost_one_statement(demo, django_assert_num_queries):
     """A query of several words with a full match in some body still costs one statement
     (the partial-match arm runs inside it)."""
     with django_assert_num_queries(1):
-        postgres.rows(postgres.TERMS, Query("ochrona tokenów dostępu"), 10, timezone.now())
+        postgres.rows(statements.TERMS, Query("ochrona tokenów dostępu"), 10, timezone.now())
