@@ -77,11 +77,6 @@ class EntryViewSet(ContentViewSet):
         validators.for_entry(page.items[0])
         return validators.apply(Response(self.render(page)[0]))
 
-    def rank_search(self) -> None:
-        """The engine's ranking as a parameter (`_ranked`), as a list's read adds it: for a
-        list built outside a request (`queries.with_ranking`)."""
-        self.params = queries.with_ranking(self.listing()).params
-
     def links_for(self, pks, drafts):
         return self.resource.links(pks, drafts)
 
