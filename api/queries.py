@@ -406,8 +406,8 @@ def _whole_page(queryset, ids, now, site: dict, with_state: bool, params: dict):
     rows of a page cost more in Python (fetching, a row object, the serializer's call, the
     renderer) than the rest of a list together (docs/benchmarks.md, "REST lists: one
     statement each"). No GROUP BY: an empty page is a row too (NULL text, 0 rows). A few
-    parameters whatever the page's size
-    (config/driver.py: psycopg's cache of statements)."""
+    parameters whatever the page's size (glossary/db/driver.py: psycopg's cache of
+    statements)."""
     model = queryset.model
     text = rowjson.row_json(model, now=now, site=site, params=params)
     ids = Value(ids) if isinstance(ids, str) else ids

@@ -1,14 +1,14 @@
 """A readers' term or article as its `context=view` object, written by the database.
 
 Why: building the object in Python costs more per row (the driver converting dates and
-JSON, then formatting four dates, escaping, sorting link ids and building nested dicts that
-orjson writes out again) than the rest of a list together; the database does the same in C
-(docs/benchmarks.md, "REST lists: rows written by PostgreSQL"; what it buys on a mixed
-stream: "REST lists, one read path"). The statement of a readers' list selects one text
-column per row, the object in exactly the bytes orjson writes (compact
-`ROW_TO_JSON`/`ARRAY_TO_JSON` on PostgreSQL, `JSON_OBJECT`/`JSON_GROUP_ARRAY` on SQLite,
-keys in the table's order), `link` and `_links` included: the site's addresses are values of
-the statement (`site_values`, from api/links.py: `templates`), not part of it, since the
+JSON, then formatting four dates, escaping, sorting link ids and building nested dicts that orjson
+writes out again) than the rest of a list together; the database does the same in C
+(docs/benchmarks.md, "REST lists: rows written by PostgreSQL"; what it buys on a mixed stream: "REST
+lists, one read path"). The statement of a readers' list selects one text column per row, the object
+in exactly the bytes orjson writes (compact `ROW_TO_JSON`/`ARRAY_TO_JSON` on PostgreSQL,
+`JSON_OBJECT`/`JSON_GROUP_ARRAY` on SQLite, keys in the table's order), `link` and `_links`
+included: the site's addresses are values of the statement (`site_values`, from api/links.py:
+`templates`), not part of it, since the
 site's address may change. In `context=view` with no `_fields` that text goes out as
 written (`orjson.Fragment`), and on PostgreSQL a page read by its ids (walked and ranked
 lists) comes as one row, its objects already joined (api/queries.py: `JsonPage`); otherwise

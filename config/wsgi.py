@@ -8,10 +8,9 @@ else to the site's handler with the full `MIDDLEWARE`. Why: messages, CSRF middl
 options, the page security headers, WhiteNoise and the rest of the page list do nothing for a
 JSON API but cost CPU on every call, 10% or more of a distinct MCP `get_term` or REST read
 (docs/benchmarks.md, "The replay removed, lean handlers"). Every handler sends the
-request_started/finished
-signals, so connection handling is the same. Tests go through Django's test client (the full
-list), which covers the same views; tests/config/test_wsgi.py calls this module and
-tests/live/test_production_topology.py serves it.
+request_started/finished signals, so connection handling is the same. Tests go through
+Django's test client (the full list), which covers the same views; tests/config/test_wsgi.py
+calls this module and tests/live/test_production_topology.py serves it.
 """
 
 import gc

@@ -94,9 +94,9 @@ def with_content_state(queryset, *, now: datetime):
     subqueries `content_state()` runs, so that one statement reads a row and the state its
     ETag is keyed by (`state_from_row`). Why: reading the state, then the row, is two round
     trips, each costing the server's CPU (docs/benchmarks.md, "Cold reads: the REST reads'
-    state query"). Text output fields: no
-    converter runs, so the values are the driver's, exactly as `content_state()` gets them
-    (SQLite's datetimes stay text there too), and both give equal keys."""
+    state query"). Text output fields: no converter runs, so the values are the driver's,
+    exactly as `content_state()` gets them (SQLite's datetimes stay text there too), and both
+    give equal keys."""
     when = connections[DEFAULT_DB_ALIAS].ops.adapt_datetimefield_value(now)
     columns = {}
     for (name, sql), params in zip(_STATE_PARTS, _state_params(when), strict=True):
