@@ -26,7 +26,8 @@ SHORT_DEFINITION_MAX = 300
 # the links; derived columns are recomputed on restore.
 TERM_REVISION_FIELDS = (
     "name", "slug", "short_definition", "body", "synonyms", "categories", "related", "status",
-    "published_at", "autolink", "linkable", "unlinked_synonyms",
+    "published_at", "autolink", "linkable", "unlinked_synonyms", "english_name",
+    "english_definition", "asked_as",
 )  # fmt: skip
 ARTICLE_REVISION_FIELDS = (
     "title", "slug", "lead", "body", "author", "terms", "series", "series_order", "status",
@@ -276,6 +277,32 @@ class Term(Publishable):
         help_text="Synonimy, które wyszukiwarka zna, ale które w innych tekstach nie stają się "
         "odnośnikiem (zwykłe słowa, np. „serwer”).",
     )
+    # English: searched like the Polish name and definition (an English question finds the
+    # concept), shown to agents; never auto-linked (an English word in a Polish text is
+    # rarely the term).
+    english_name = models.CharField(
+        "nazwa angielska",
+        max_length=200,
+        blank=True,
+        help_text="Nazwa używana w angielskich tekstach (np. „Tool call”). Wyszukiwarka ją "
+        "zna; w tekstach nie staje się odnośnikiem.",
+    )
+    english_definition = models.CharField(
+        "krótka definicja po angielsku",
+        max_length=SHORT_DEFINITION_MAX,
+        blank=True,
+        help_text="Zwykły tekst, do 300 znaków. Wyszukiwarka szuka w niej jak w polskiej "
+        "definicji; agenci ją widzą.",
+    )
+    # Missed queries an editor attached to this term (analytics' report): searched like
+    # synonyms, never linked, not shown to readers as names.
+    asked_as = models.JSONField(
+        "pytano też jako",
+        default=list,
+        blank=True,
+        help_text="Zapytania czytelników i agentów, które dotyczyły tego pojęcia, choć go nie "
+        "nazywały. Wyszukiwarka traktuje je jak synonimy; nie są linkowane ani pokazywane.",
+    )
     # Auto-linking (glossary/autolink.py): body_html with links, and the terms it mentions.
     linked_html = models.TextField(editable=False, blank=True, default="")
     mentions = models.ManyToManyField(
@@ -351,6 +378,7 @@ class Term(Publishable):
     def clean(self) -> None:
         super().clean()
         self.synonyms = clean_synonyms(self.synonyms)
+        self.asked_as = clean_synonyms(self.asked_as)
         if self.status == Status.PUBLISHED and not self.short_definition.strip():
             raise ValidationError(
                 {
@@ -370,10 +398,13 @@ class Term(Publishable):
         self.sort_key = sort_key(self.name)
         self.letter = index_letter(self.name)
         self.name_folded = fold(self.name)
-        self.search_text = fold(" ".join([self.name, *self.synonyms, self.short_definition]))
-        self.search_names = names_field([self.name, *self.synonyms])
-        self.stems_names = document_stems(self.name, *self.synonyms)
-        self.stems_definition = document_stems(self.short_definition)
+        self.asked_as = clean_synonyms(self.asked_as)
+        names = [self.name, *self.synonyms, self.english_name, *self.asked_as]
+        names = [n for n in names if n]
+        self.search_text = fold(" ".join([*names, self.short_definition, self.english_definition]))
+        self.search_names = names_field(names)
+        self.stems_names = document_stems(*names)
+        self.stems_definition = document_stems(self.short_definition, self.english_definition)
         self.stems_body = document_stems(self.body)
         self.typo_keys = typo_keys(self.name)
 

@@ -26,8 +26,11 @@ from .report import ImportReport, Progress, _report_progress
 # grew before reading them back (`_analyze`).
 ANALYZE_FROM = 2000
 
-_DERIVED_INPUTS = ("name", "slug", "short_definition", "body", "synonyms", "status", "published_at")
-_DERIVED_OUTPUTS = ("slug", "synonyms", *Term.DERIVED_FIELDS)
+_DERIVED_INPUTS = (
+    "name", "slug", "short_definition", "body", "synonyms", "status", "published_at",
+    "english_name", "english_definition", "asked_as",
+)  # fmt: skip
+_DERIVED_OUTPUTS = ("slug", "synonyms", "asked_as", *Term.DERIVED_FIELDS)
 # Below this many rows, starting worker processes costs more than it saves.
 _PARALLEL_FROM = 2000
 _PARALLEL_CHUNK = 250

@@ -14,7 +14,15 @@ from .report import ImportReport
 
 _SCALARS = ("name", "short_definition", "body", "synonyms", "status")
 # What an update compares and what refresh_derived() reads: derived columns stay unloaded.
-_COMPARED = ("id", "slug", *_SCALARS, "published_at")
+_COMPARED = (
+    "id",
+    "slug",
+    *_SCALARS,
+    "published_at",
+    "english_name",
+    "english_definition",
+    "asked_as",
+)
 _UPDATED_FIELDS = (*_SCALARS, *Term.DERIVED_FIELDS, "updated_at")
 
 
