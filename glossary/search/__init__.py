@@ -20,22 +20,27 @@ MCP tools do not). The derived columns they read are computed in Python by
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import re
+from dataclasses import dataclass, field, replace
 
 from django.db import connection
 from django.db.models import BooleanField
 from django.db.models.expressions import RawSQL
 from django.utils import timezone
 from django.utils.safestring import SafeString
+from rapidfuzz.distance import OSA
 
 from ..db.cursors import joined
 from ..models import Article, Term
+from ..polish import fold
+from ..stemming import stem, words
 from . import postgres, ranking, sqlite, statements
-from .query import MAX_QUERY_LENGTH, MAX_QUERY_WORDS, Query, highlight, normalize_query
+from .query import MAX_QUERY_LENGTH, MAX_QUERY_WORDS, Query, highlight, normalize_query, word
 
 __all__ = [
     "MAX_QUERY_LENGTH",
     "MAX_QUERY_WORDS",
+    "Answer",
     "Hit",
     "Query",
     "SearchResults",
@@ -46,6 +51,8 @@ __all__ = [
     "closest_terms",
     "complete_article_slugs",
     "complete_term_slugs",
+    "find_articles",
+    "find_terms",
     "highlight",
     "matching_terms",
     "normalize_query",
@@ -68,6 +75,9 @@ class Hit:
     score: float
     match: str = ""  # which tier matched: "name", "synonym", "prefix", "words", "fuzzy", ...
     query: Query | None = field(default=None, repr=False, compare=False)
+    # A guess, not a match: the entry shares only some of the query's words, or the engine
+    # found nothing and this is the closest candidate (`find_terms`).
+    weak: bool = False
 
     @property
     def snippet(self) -> SafeString:
@@ -81,6 +91,20 @@ class Hit:
 
 
 @dataclass
+class Answer:
+    """What a caller that must never answer with nothing gets (`find_terms`, `find_articles`):
+    the hits, whether they are guesses (`weak`: no hit matches the query well, so these are
+    the closest candidates), and the query as the engine read it when it corrected words
+    (`did_you_mean`, with `corrections` from each typed word to its reading)."""
+
+    query: str
+    hits: list[Hit] = field(default_factory=list)
+    weak: bool = False
+    did_you_mean: str = ""
+    corrections: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass
 class SearchResults:
     query: str
     terms: list[Hit] = field(default_factory=list)
@@ -88,6 +112,10 @@ class SearchResults:
     suggestions: list[Hit] = field(default_factory=list)
     exact: Hit | None = None
     comparison: list[str] = field(default_factory=list)  # the compared sides' texts
+    # As in `Answer`: the terms are guesses; the query as the engine corrected it.
+    weak: bool = False
+    did_you_mean: str = ""
+    corrections: dict[str, str] = field(default_factory=dict)
 
 
 def _limit(limit) -> int:
@@ -119,7 +147,8 @@ def _hits(kind: str, q: Query, rows, *, article: bool = False) -> list[Hit]:
             match = ranking.coverage_label(levels or [], words, article=article)
         else:
             match, value = labels.get(rank, ""), close
-        out.append(Hit(kind, pk, slug, title, summary, score(rank, value), match, q))
+        hit = Hit(kind, pk, slug, title, summary, score(rank, value), match, q, match == "partial")
+        out.append(hit)
     return out
 
 
@@ -308,6 +337,75 @@ def _complete(model, engine, prefix, limit) -> list[str]:
     return slugs
 
 
+# --- Answers that are never empty ----------------------------------------------------------
+
+# A typed word is read as a word of a hit's name from this length on, one edit away (two from
+# CORRECT_TWO_EDITS letters): the engine's own typo tolerance.
+CORRECT_MIN = 5
+CORRECT_TWO_EDITS = 8
+
+
+def corrections(q: Query, hits: list[Hit]) -> dict[str, str]:
+    """Typed words the hits matched only through a typo, each with the word of a hit's name
+    it was read as ("kontekstowym okmo" -> {"okmo": ...} when "Okno kontekstowe" matched): a
+    word whose stem occurs in no hit's name, within the engine's typo distance of a name
+    word. For "did you mean"; no query of its own."""
+    names = [w for h in hits[:3] for w in words(fold(h.title))]
+    stems = {stem(w) for w in names}
+    found = {}
+    for typed in q.words:
+        folded = fold(typed)
+        if len(folded) < CORRECT_MIN or any(s in stems for s in word(typed).stems):
+            continue
+        most = 2 if len(folded) >= CORRECT_TWO_EDITS else 1
+        close = [(OSA.distance(folded, n, score_cutoff=most), n) for n in names]
+        close = [(d, n) for d, n in close if 0 < d <= most]
+        if close:
+            found[typed] = min(close)[1]
+    return found
+
+
+def _corrected(text: str, found: dict[str, str]) -> str:
+    """`text` with each corrected word replaced by its reading (case and the rest kept)."""
+    if not found:
+        return ""
+    pattern = re.compile("|".join(re.escape(w) for w in sorted(found, key=len, reverse=True)), re.I)
+    return pattern.sub(lambda m: found.get(m.group().casefold(), m.group()), text)
+
+
+def _answer(query: str, q: Query, hits: list[Hit], fallback) -> Answer:
+    if not hits and q:
+        hits = [_as_weak(h) for h in fallback()]
+    found = corrections(q, hits) if q else {}
+    weak = not hits or all(h.weak for h in hits[:1])
+    return Answer(query, hits, weak, _corrected(query, found), found)
+
+
+def _as_weak(hit: Hit) -> Hit:
+    return replace(hit, weak=True)
+
+
+def find_terms(*, query: str, limit: int = 10) -> Answer:
+    """`term_search`, never empty for a query with words: when nothing matches, the terms
+    whose names are closest to it (`suggest_terms`), marked weak (1–2 queries)."""
+    q = Query(query)
+    hits = term_search(query=query, limit=limit)
+    return _answer(query, q, hits, lambda: suggest_terms(text=query, limit=min(_limit(limit), 5)))
+
+
+def find_articles(*, query: str, limit: int = 10) -> Answer:
+    """`article_search`, never empty for a query with words: when nothing matches, the
+    articles that use the closest terms (1–3 queries)."""
+    q = Query(query)
+    hits = article_search(query=query, limit=limit)
+
+    def fallback():
+        names = [h.title for h in suggest_terms(text=query, limit=3)]
+        return article_search(query=" ".join(names), limit=limit) if names else []
+
+    return _answer(query, q, hits, fallback)
+
+
 def search(*, query: str, limit: int = 20) -> SearchResults:
     """Everything the search page shows for `query` (2 queries; 3 when nothing matched).
     `exact` is the term named exactly so (or, for a comparison, nothing: both sides lead the
@@ -324,4 +422,8 @@ def search(*, query: str, limit: int = 20) -> SearchResults:
         results.exact = results.terms[0]
     if not results.terms and not results.articles:
         results.suggestions = suggest_terms(text=query)
+    shown = results.terms or results.suggestions
+    results.weak = not results.terms or results.terms[0].weak
+    results.corrections = corrections(q, shown)
+    results.did_you_mean = _corrected(query, results.corrections)
     return results
