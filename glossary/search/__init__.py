@@ -24,7 +24,7 @@ import re
 from dataclasses import dataclass, field, replace
 
 from django.db import connection
-from django.db.models import BooleanField
+from django.db.models import BooleanField, Q
 from django.db.models.expressions import RawSQL
 from django.utils import timezone
 from django.utils.safestring import SafeString
@@ -53,6 +53,7 @@ __all__ = [
     "complete_term_slugs",
     "find_articles",
     "find_terms",
+    "guess_terms",
     "highlight",
     "matching_terms",
     "normalize_query",
@@ -385,12 +386,67 @@ def _as_weak(hit: Hit) -> Hit:
     return replace(hit, weak=True)
 
 
+# A name word is a guess for a query word that starts with it, or that it starts with, from
+# this many letters on ("agentowość" -> Agent).
+GUESS_PREFIX = 4
+GUESS_ROWS = 200
+
+
+def guess_terms(*, text: str, limit: int = 5) -> list[Hit]:
+    """The last resort of a query nothing matched: published terms with a name word sharing
+    its first GUESS_PREFIX letters with a word of the query, ordered by the longest shared
+    beginning ("agentowość kwiatowa" -> Agent). Weak hits (1 query: `LIKE` on the names,
+    which PostgreSQL's trigram index serves)."""
+    q = Query(text)
+    typed = [w.folded for w in q.records] or [fold(w) for w in words(text)[:MAX_QUERY_WORDS]]
+    typed = [w for w in typed if len(w) >= GUESS_PREFIX]
+    if not typed:
+        return []
+    found = Q()
+    for w in typed:
+        found |= Q(search_names__contains=f" {w[:GUESS_PREFIX]}")
+    rows = (
+        Term.objects.published()
+        .filter(found)
+        .order_by("sort_key", "id")
+        .values_list("id", "slug", "name", "short_definition", "search_names")[:GUESS_ROWS]
+    )
+    scored = []
+    for pk, slug, name, short, names in rows:
+        shared = max(
+            _shared_start(w, n) for w in typed for n in words(names) if len(n) >= GUESS_PREFIX
+        )
+        if shared >= GUESS_PREFIX:
+            scored.append((-shared, pk, slug, name, short))
+    scored.sort(key=lambda r: r[0])
+    return [
+        Hit("term", pk, slug, name, short, 0.0, "guess", q, weak=True)
+        for _shared, pk, slug, name, short in scored[: _limit(limit)]
+    ]
+
+
+def _shared_start(a: str, b: str) -> int:
+    n = 0
+    for x, y in zip(a, b, strict=False):
+        if x != y:
+            break
+        n += 1
+    return n
+
+
 def find_terms(*, query: str, limit: int = 10) -> Answer:
-    """`term_search`, never empty for a query with words: when nothing matches, the terms
-    whose names are closest to it (`suggest_terms`), marked weak (1–2 queries)."""
+    """`term_search`, never empty for a query that shares anything with a name: when
+    nothing matches, the terms whose names are closest to it (`suggest_terms`), else those
+    with a name word beginning like a word of it (`guess_terms`), marked weak (1 query; 2–3
+    on a miss)."""
     q = Query(query)
     hits = term_search(query=query, limit=limit)
-    return _answer(query, q, hits, lambda: suggest_terms(text=query, limit=min(_limit(limit), 5)))
+    short = min(_limit(limit), 5)
+
+    def fallback():
+        return suggest_terms(text=query, limit=short) or guess_terms(text=query, limit=short)
+
+    return _answer(query, q, hits, fallback)
 
 
 def find_articles(*, query: str, limit: int = 10) -> Answer:
@@ -421,7 +477,7 @@ def search(*, query: str, limit: int = 20) -> SearchResults:
     elif results.terms and results.terms[0].match in ("name", "synonym"):
         results.exact = results.terms[0]
     if not results.terms and not results.articles:
-        results.suggestions = suggest_terms(text=query)
+        results.suggestions = suggest_terms(text=query) or guess_terms(text=query)
     shown = results.terms or results.suggestions
     results.weak = not results.terms or results.terms[0].weak
     results.corrections = corrections(q, shown)

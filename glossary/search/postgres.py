@@ -136,7 +136,9 @@ def _values(table: Table, q: Query, limit: int, now) -> dict:
     values["w_word"] = w_word = [w.folded for w in records]
     values["cap"] = max(limit, 10) + 10
     values["words"] = w_word if n > 1 else []
-    values["typo"] = list(max([w.keys for w in records], key=len, default=()))
+    # Every word's typo keys: the misspelled word is not always the longest.
+    values["typo"] = list(dict.fromkeys(k for w in records for k in w.keys))
+    values["w_weight"] = [w.weight for w in records]
     values["use_trgm"] = q.fuzzy and len(q.key) <= TRIGRAM_MAX_CHARS
     values["trgm"] = q.key
     return values

@@ -33,6 +33,7 @@ from ..stemming import (
     stem,
     words,
 )
+from .ranking import FRAME_WORD_WEIGHT, OTHER_WORD_WEIGHT
 
 MAX_QUERY_LENGTH = 200
 MAX_QUERY_WORDS = 8
@@ -125,6 +126,24 @@ ENGLISH_STOP_WORDS = _forms(
     "s t d ll re ve m",  # "what's", "don't", "I'd", "we'll", "they're", "I've", "I'm"
 )
 STOP_WORDS = POLISH_STOP_WORDS | ENGLISH_STOP_WORDS | CHAT_WORDS
+# The task around a request ("wyjaśnij użytkownikowi", "w jakich sytuacjach", "for the docs of
+# our project"): kept, since a glossary may name such a thing, but weighing a fraction of a
+# word that names a concept (ranking.FRAME_WORD_WEIGHT).
+SOFT_FRAMES = _forms(
+    "sytuacja sytuacji sytuację sytuacje sytuacjach sytuacjami przypadek przypadku przypadki "
+    "przypadkach przypadkami użytkownik użytkownika użytkownikowi użytkownikom użytkownicy "
+    "użytkowników użytkownikami czytelnik czytelnika czytelnikowi czytelników czytelnikom "
+    "zespół zespołu zespołowi zespole dokumentacja dokumentacji dokumentację dokumentacją "
+    "projekt projektu projekcie projektach projektów aplikacja aplikacji aplikację aplikacją "
+    "aplikacjach aplikacje apka apki apce sposób sposobu sposoby sposobem praktyka praktyce "
+    "praktyki szczegóły szczegółach szczegółów prostych prostymi prostym słowach słowami "
+    "krok kroki krokach kroków artykuł artykułu artykule notatka notatki notatkę wpis wpisu "
+    "kolega koledze koleżance szef szefowi klientowi",
+    "user users reader readers team teams docs documentation project projects app apps "
+    "application applications situation situations case cases way ways step steps practice "
+    "detail details plain words article note notes colleague colleagues boss manager "
+    "write writing draft summary summarize prepare answer",
+)
 # Stop words long enough for a typo in them to be told from another word (one edit or swap):
 # Polish ones of five letters or more, English ones of seven ("about" is one edit from
 # "abort"), and a swap of two letters in the commonest short Polish frames ("jset", "cyzm").
@@ -221,6 +240,7 @@ class Word(NamedTuple):
     stems: tuple[str, ...]
     keys: tuple[str, ...]  # one-deletion typo keys
     keys_text: str
+    weight: float  # of its idf when no candidate names it (ranking.OTHER_WORD_WEIGHT)
 
 
 # Polish writes the v of a borrowed word as w ("server" -> "serwer", "provider" ->
@@ -259,6 +279,7 @@ def _analysis(text: str) -> tuple:
             stems=tuple(sorted(stems)),
             keys=keys,
             keys_text=" ".join(keys),
+            weight=FRAME_WORD_WEIGHT if folded in SOFT_FRAMES else OTHER_WORD_WEIGHT,
         )
     )
 

@@ -5,7 +5,8 @@ A tier's number is its position in `TIERS`; the SQL `CASE` is generated from thi
 SQLite path walks the same list, so the two cannot drift. Within the exact tiers ties go to
 the closer name; in the coverage tier to the higher score:
 
-    score = sum(idf(w) * FIELD_WEIGHTS[level(w)]) / sum(idf(w))   over the words of one side
+    score = sum(weight(w) * FIELD_WEIGHTS[level(w)]) / sum(weight(w))   over the words of a side
+    weight(w) = idf(w) * (1 if some candidate has w in its names else the word's own weight)
 
 with `level` the best field the word occurs in (names, short definition, body) and a BM25
 idf, `ln(1 + (N - df + 0.5) / (df + 0.5))`, so a rare word weighs more than a common one and
@@ -22,6 +23,12 @@ from dataclasses import dataclass
 # Levels of one query word in one entry (best field), and what each is worth.
 NAMES, DEFINITION, BODY, ABSENT = 3, 2, 1, 0
 FIELD_WEIGHTS = {NAMES: 1.0, DEFINITION: 0.6, BODY: 0.3, ABSENT: 0.0}
+# What a query word weighs, as a share of its idf, when no candidate has it in its names: the
+# words of a request that name concepts say what it is about; the others (the task around
+# it, a description's wording) count less, and a request frame's words ("użytkownik",
+# "sytuacjach", "docs": query.SOFT_FRAMES) least.
+OTHER_WORD_WEIGHT = 0.5
+FRAME_WORD_WEIGHT = 0.15
 
 
 @dataclass(frozen=True)

@@ -59,6 +59,12 @@ def _prefilter(q: Query, names: str, definition: str, body: str, folded: str) ->
     return cond
 
 
+def _typo_of_name(keys: tuple[str, ...], typos: str) -> bool:
+    """A query word one edit or swap from a word of the name: they share a deletion key
+    (the `typo_array` overlap PostgreSQL tests)."""
+    return bool(keys) and bool(typos) and any(f" {k} " in typos for k in keys)
+
+
 def _typo_close(word: str, name_words: list[str]) -> bool:
     """Within two edits of a name word, or one edit of the start of a longer one (a word
     still being typed), as PostgreSQL's deletion keys and trigram similarity find."""
@@ -86,8 +92,8 @@ def _similarity(a: str, b: str) -> float:
 
 
 def _rank(q: Query, rows, *, article: bool) -> list[tuple]:
-    """Rows of (id, slug, title, summary, sort, folded, names, stems_names, stems_def,
-    *body flags) ranked as PostgreSQL ranks them: (id, slug, title, summary, tier, score,
+    """Rows of (id, slug, title, summary, sort, folded, names, typo keys, stems_names,
+    stems_def, *body flags) ranked as PostgreSQL ranks them: (id, slug, title, summary, tier, score,
     closeness, levels) best first."""
     sides = [
         [i for i in range(len(q.words)) if q.word_segment(i) == s] for s in range(len(q.segments))
@@ -102,7 +108,7 @@ def _rank(q: Query, rows, *, article: bool) -> list[tuple]:
     if not q.comparison:
         sides = [list(range(len(q.words)))]
     prepared = []
-    for pk, slug, title, summary, sort, folded, names, stems_names, stems_def, *body in rows:
+    for pk, slug, title, summary, sort, folded, names, typos, stems_names, stems_def, *body in rows:
         levels = []
         for i in range(len(q.words)):
             if q.word_matches(i, stems_names):
@@ -113,17 +119,25 @@ def _rank(q: Query, rows, *, article: bool) -> list[tuple]:
                 levels.append(ranking.BODY)
             else:
                 levels.append(ranking.ABSENT)
+        # The name tiers read the names' stems; the coverage score also a typo of a name word.
+        covered = [
+            ranking.NAMES if _typo_of_name(q.records[i].keys, typos) else level
+            for i, level in enumerate(levels)
+        ]
         name_words = list(dict.fromkeys(words(names or folded)))
         typo = [not q.short and _typo_close(fold(w), name_words) for w in q.words]
         if q.short:  # one or two letters: name prefixes and exact names only
-            levels = [ranking.ABSENT] * len(levels)
+            levels = covered = [ranking.ABSENT] * len(levels)
         variants = [v.strip() for v in (names or "").split("|") if v.strip()]
-        prepared.append((pk, slug, title, summary, sort, folded, variants, levels, typo))
+        prepared.append((pk, slug, title, summary, sort, folded, variants, covered, typo, levels))
     n = max(len(prepared), 1)
     df = [sum(1 for r in prepared if r[7][i] > 0) for i in range(len(q.words))]
-    weights = [ranking.idf(n, d) for d in df]
+    named = [any(r[7][i] == ranking.NAMES for r in prepared) for i in range(len(q.words))]
+    weights = [
+        ranking.idf(n, d) * (1.0 if named[i] else q.records[i].weight) for i, d in enumerate(df)
+    ]
     out = []
-    for pk, slug, title, summary, sort, folded, variants, levels, typo in prepared:
+    for pk, slug, title, summary, sort, folded, variants, covered, typo, levels in prepared:
         features = ranking.Features(
             exact=[folded in t for t in texts],
             synonym=[any(v in t for v in variants) for t in texts],
@@ -131,13 +145,13 @@ def _rank(q: Query, rows, *, article: bool) -> list[tuple]:
             levels=levels,
             typo=typo,
             sides=sides,
-            scores=[ranking.coverage(levels, weights, side) for side in sides],
+            scores=[ranking.coverage(covered, weights, side) for side in sides],
         )
         tiers = [ranking.tier_of(features, s) for s in range(len(sides))]
         if max(tiers) == 0:
             continue
         closeness = [0.0 if q.short else _similarity(k, folded) for k in close_keys]
-        out.append((pk, slug, title, summary, sort, tiers, features.scores, closeness, levels))
+        out.append((pk, slug, title, summary, sort, tiers, features.scores, closeness, covered))
 
     def order(s):
         return lambda r: (-r[5][s], -r[6][s], -r[7][s], r[4], r[0])
@@ -175,7 +189,7 @@ def term_rows(q: Query, limit: int, base=None) -> list[tuple]:
         )
     rows = qs.annotate(**_body_flags(q, "stems_body")).values_list(
         "id", "slug", "name", "short_definition", "sort_key", "name_folded", "search_names",
-        "stems_names", "stems_definition", *[f"_w{i}" for i in range(len(q.words))],
+        "typo_keys", "stems_names", "stems_definition", *[f"_w{i}" for i in range(len(q.words))],
     )  # fmt: skip
     return _rank(q, rows, article=False)[:limit]
 
@@ -187,9 +201,10 @@ def article_rows(q: Query, limit: int) -> list[tuple]:
     else:
         qs = qs.filter(_prefilter(q, "stems_title", "stems_lead", "stems_body", "title_folded"))
     rows = qs.annotate(
-        _names=RawSQL("''", []), **_body_flags(q, "stems_body")
+        _names=RawSQL("''", []), _typos=RawSQL("''", []), **_body_flags(q, "stems_body")
     ).values_list(
-        "id", "slug", "title", "lead", "published_at", "title_folded", "_names", "stems_title",
+        "id", "slug", "title", "lead", "published_at", "title_folded", "_names", "_typos",
+        "stems_title",
         "stems_lead", *[f"_w{i}" for i in range(len(q.words))],
     )  # fmt: skip
     return _rank(q, rows, article=True)[:limit]

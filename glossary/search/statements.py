@@ -240,11 +240,12 @@ def _build(
         f"""w AS MATERIALIZED (
         SELECT u.i::int AS i, u.nq, u.dq, u.bq, u.side,
                string_to_array(NULLIF(u.keys, ''), ' ') AS keys,
-               u.freq, u.try, u.word
+               u.freq, u.try, u.word, u.weight
         FROM unnest({p("w_n", "::tsquery[]")}, {p("w_d", "::tsquery[]")}, {p("w_b", "::tsquery[]")},
                     {p("w_side", "::int[]")}, {p("w_keys", "::text[]")}, {p("w_freq", "::float[]")},
-                    {p("w_try", "::bool[]")}, {p("w_word", "::text[]")})
-             WITH ORDINALITY AS u(nq, dq, bq, side, keys, freq, try, word, i))""",
+                    {p("w_try", "::bool[]")}, {p("w_word", "::text[]")},
+                    {p("w_weight", "::float[]")})
+             WITH ORDINALITY AS u(nq, dq, bq, side, keys, freq, try, word, weight, i))""",
     ]
     names = [f"n{s}" for s in range(sides)]
     for s in range(sides):
@@ -338,15 +339,21 @@ def _build(
         )
     )
     keep += "".join(f", x.pre{s}, x.close{s}" for s in range(sides))
-    word = {"nq": "w.nq", "dq": "w.dq", "bq": "w.bq"}
+    word = {"nq": "w.nq", "dq": "w.dq", "bq": "w.bq", "keys": "w.keys"}
     if one_word:
         word = {
             "nq": p("names0", "::tsquery"),
             "dq": f"({p('w_d', '::tsquery[]')})[1]",
             "bq": f"({p('w_b', '::tsquery[]')})[1]",
+            "keys": p("typo", "::text[]"),
         }
+    # A word one typo away from a name word is in the names: the misspelled word of a query
+    # is often the one that names its subject, whatever the other words matched.
+    typo_level = (
+        f"WHEN COALESCE(x.ty && {word['keys']}, false) THEN {ranking.NAMES} " if table.typos else ""
+    )
     levels = (
-        f"CASE WHEN x.nv @@ {word['nq']} THEN {ranking.NAMES} "
+        f"CASE WHEN x.nv @@ {word['nq']} THEN {ranking.NAMES} {typo_level}"
         f"WHEN x.sv @@ {word['dq']} THEN {ranking.DEFINITION} "
         f"WHEN x.sv @@ {word['bq']} THEN {ranking.BODY} ELSE {ranking.ABSENT} END"
     )
@@ -366,19 +373,23 @@ def _build(
         f"""f AS MATERIALIZED (
         SELECT {keep}, CASE WHEN {unnamed} THEN {levels} END AS lv
         FROM (SELECT g.id, {out_cols}, {sort_cols}, g.{nv} AS nv, g.search_vector AS sv,
-                     {", ".join(pres)}
+                     {f"g.{table.typos} AS ty, " if table.typos else ""}{", ".join(pres)}
               FROM c JOIN {t} g ON g.id = c.id
               WHERE {_visibility(table, p, alias="g")} OFFSET 0) x)"""
     )
     level = "f.lv[w.i]"
     idf = ranking.IDF_SQL.format(n="d.nn", df="d.df")
+    # A word no candidate has in its names weighs `w.weight` (ranking.query_weight) of its
+    # idf: the words that name concepts carry a request, the task around them does not.
     ctes.append(
         f"""idf AS (
-        SELECT array_agg({idf} ORDER BY d.i) AS v FROM (
+        SELECT array_agg({idf} * d.weight ORDER BY d.i) AS v FROM (
             SELECT w.i,
                    GREATEST(w.freq * {p("rows")},
                             (SELECT count(*) FROM f WHERE {level} > 0)) AS df,
-                   GREATEST({p("rows")}, (SELECT count(*) FROM f)) AS nn
+                   GREATEST({p("rows")}, (SELECT count(*) FROM f)) AS nn,
+                   CASE WHEN EXISTS (SELECT 1 FROM f WHERE {level} = {ranking.NAMES}) THEN 1
+                        ELSE w.weight END AS weight
             FROM w) d)"""
     )
     weight = ranking.level_weight_sql(level)

@@ -266,7 +266,7 @@ def test_search_exact_name_leads_with_a_card_for_the_term(client, world):
 def test_search_without_results_suggests_close_terms(client, world):
     """With no matches the page says so and offers "Czy chodziło Ci o …" suggestions (a
     query with one known word is no longer "no matches": it lists partial matches)."""
-    response = client.get(reverse("glossary:search"), {"q": "pamięćć kwiatowa"})
+    response = client.get(reverse("glossary:search"), {"q": "pamięciowość kwiatowa"})
     assert response.status_code == 200
     text = html(response)
     assert "Nic nie znaleziono" in text
@@ -537,7 +537,8 @@ PAGES = [
     # The content-state read of the article page cache, then the page's own 1.
     ("article", lambda w: w["article"].get_absolute_url(), 1 + 1),
     ("search", lambda w: reverse("glossary:search") + "?q=interf", 2),
-    ("search-suggest", lambda w: reverse("glossary:search") + "?q=pamiecc+kwiatowa", 3),
+    # No match and no similar name: the similar names, then the names' word beginnings.
+    ("search-suggest", lambda w: reverse("glossary:search") + "?q=pamieciowosc+kwiatowa", 4),
     ("search-exact", lambda w: reverse("glossary:search") + "?q=api", 2),
     # Terms, articles, categories, series: a count and a page each, but no series page when
     # the count is 0 (the pages section needs no query).

@@ -322,10 +322,20 @@ def test_search_page_results_and_exact_match(glossary):
 
 def test_did_you_mean_only_when_nothing_matches(glossary):
     """With no results the page gets "did you mean" suggestions of similar names."""
-    results = search.search(query="agentt kwiatowa")
+    results = search.search(query="agentowość kwiatowa")
     assert results.terms == [] and results.articles == []
     assert "agent" in slugs(results.suggestions)
+    assert results.weak
     assert search.search(query="agent").suggestions == []
+
+
+def test_a_typo_beside_an_unknown_word_is_read_as_the_name(glossary):
+    """A misspelled name word is corrected even when another word of the query matches
+    nothing: the term is found, and the answer says how the query was read."""
+    results = search.search(query="agentt kwiatowa")
+    assert slugs(results.terms)[0] == "agent"
+    assert results.did_you_mean == "agent kwiatowa"
+    assert results.corrections == {"agentt": "agent"}
 
 
 def test_suggest_terms_accepts_a_mistyped_slug(glossary):
@@ -419,7 +429,8 @@ def test_bulk_import_fills_search_columns():
 
 
 def test_query_counts_are_constant(glossary, django_assert_num_queries):
-    """term_search, article_search, suggest_terms: 1 query; search(): 2 (3 with suggestions)."""
+    """term_search, article_search, suggest_terms: 1 query; search(): 2 (3 with suggestions,
+    4 when no name is even similar and the word beginnings are tried: `guess_terms`)."""
     make_article("Agenci", lead="O agentach.")
     with django_assert_num_queries(1):
         search.term_search(query="serwera mcp")
@@ -431,7 +442,7 @@ def test_query_counts_are_constant(glossary, django_assert_num_queries):
         search.suggest_terms(text="serwr")
     with django_assert_num_queries(2):
         search.search(query="agent")
-    with django_assert_num_queries(3):
+    with django_assert_num_queries(4):
         search.search(query="zzzzzz qqqqqq")
 
 
