@@ -8,7 +8,7 @@ HOST ?= 127.0.0.1
 export HOST PORT
 
 .DEFAULT_GOAL := help
-.PHONY: help run run-production test test-fast test-postgres test-sqlite test-live test-faults conformance conformance-install redis-server chromium nginx lint format superuser migrate demo bench clean messages
+.PHONY: help run run-production test test-fast test-postgres test-sqlite test-live test-faults conformance conformance-install redis-server chromium nginx lint format superuser migrate demo bench relevance clean messages
 
 help:
 	@echo "make run        serve the demo glossary at http://$(HOST):$(PORT) (SQLite, no setup)"
@@ -21,6 +21,7 @@ help:
 	@echo "make superuser  create an admin account for /admin/"
 	@echo "make format     apply ruff formatting and fixes"
 	@echo "make bench      run the benchmarks in bench/"
+	@echo "make relevance  search relevance per query class, on PostgreSQL and on SQLite"
 
 $(VENV)/.installed: requirements.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -117,6 +118,11 @@ bench: $(VENV)/.installed-dev
 	@if [ -f bench/search.py ]; then scripts/with-postgres $(PY) bench/search.py $(BENCH_SEARCH_ARGS); fi
 	scripts/with-postgres $(PY) bench/mcp.py $(BENCH_MCP_ARGS)
 	scripts/with-postgres $(PY) bench/autolink.py $(BENCH_AUTOLINK_ARGS)
+
+# Relevance per query class (tests/glossary/data/relevance/), each on a throwaway database.
+relevance: $(VENV)/.installed-dev
+	scripts/with-postgres $(PY) bench/relevance.py
+	env -u DATABASE_URL $(PY) bench/relevance.py
 
 clean:
 	rm -rf $(VENV) staticfiles .pytest_cache .ruff_cache .cache
