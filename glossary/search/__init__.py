@@ -34,7 +34,7 @@ from ..db.cursors import joined
 from ..models import Article, Term
 from ..polish import fold
 from ..stemming import stem, words
-from . import postgres, ranking, sqlite, statements
+from . import postgres, ranking, semantic, sqlite, statements
 from .query import MAX_QUERY_LENGTH, MAX_QUERY_WORDS, Query, highlight, normalize_query, word
 
 __all__ = [
@@ -154,16 +154,70 @@ def _hits(kind: str, q: Query, rows, *, article: bool = False) -> list[Hit]:
 
 
 def term_search(*, query: str, limit: int = 10) -> list[Hit]:
-    """Published terms matching `query`, best first, with score and tier (1 query)."""
+    """Published terms matching `query`, best first, with score and tier (1 query; with the
+    semantic arm on, 2 when the words matched no name: see `_with_meaning`)."""
     q = Query(query)
     if not q:
         return []
     limit = _limit(limit)
+    meaning = semantic.enabled()
+    pool = max(limit, MEANING_POOL) if meaning else limit
     if _postgres():
-        rows = postgres.rows(statements.TERMS, q, limit, timezone.now())
+        rows = postgres.rows(statements.TERMS, q, pool, timezone.now())
     else:
-        rows = sqlite.term_rows(q, limit)
-    return _hits("term", q, rows)
+        rows = sqlite.term_rows(q, pool)
+    hits = _hits("term", q, rows)
+    if meaning and _uncertain(hits):
+        hits = _with_meaning(query, q, hits)
+    return hits[:limit]
+
+
+# The semantic arm (glossary/search/semantic.py, off unless configured) reranks what the
+# words found only in definitions and bodies, or nothing: a name the query names stays first.
+# How many lexical hits it reranks (and closest terms in meaning it adds), the lexical
+# score's share of the blend, and the coverage of the query's weight under which the words
+# leave the answer open (measured on the relevance suites: docs/benchmarks.md, "Search by
+# meaning").
+MEANING_POOL = 20
+MEANING_LEXICAL_SHARE = 0.35
+MEANING_BELOW = 0.6
+_WORDS_ONLY = frozenset({"definition", "body", "partial"})
+
+
+def _uncertain(hits: list[Hit]) -> bool:
+    """Whether the words alone leave the answer open: no hit, or a best hit that matched
+    only in texts and covers less than MEANING_BELOW of the query's weight."""
+    if not hits:
+        return True
+    top = hits[0]
+    return top.match in _WORDS_ONLY and top.score * (ranking.TOP + 1) - ranking.COVERAGE < MEANING_BELOW
+
+
+def _with_meaning(query: str, q: Query, hits: list[Hit]) -> list[Hit]:
+    """`hits` and the terms closest in meaning to `query`, ordered by a blend of the two:
+    `MEANING_LEXICAL_SHARE` of the lexical score (relative to the best) and the rest of the
+    closeness in meaning (z-score relative to the best). A term found by meaning alone is a
+    weak hit ("meaning"): the agent learns that no word of its query named it."""
+    closeness = semantic.meaning(query)
+    if closeness is None:
+        return hits
+    by_id = {h.id: h for h in hits}
+    for at in closeness.best(MEANING_POOL):
+        pk = closeness.ids[at]
+        if pk not in by_id:
+            slug, name, short = closeness.shown[at]
+            by_id[pk] = Hit("term", pk, slug, name, short, 0.0, "meaning", q, weak=True)
+    lexical_top = max((h.score for h in hits), default=0.0) or 1.0
+    z = {pk: closeness.of(pk) for pk in by_id}
+    z_top = max(max(z.values()), 1e-9)
+    share = MEANING_LEXICAL_SHARE
+    blended = {
+        pk: share * (h.score / lexical_top) + (1 - share) * max(z[pk], 0.0) / z_top
+        for pk, h in by_id.items()
+    }
+    order = sorted(by_id, key=lambda pk: -blended[pk])
+    # Scores stay in the coverage tier's band, in the new order.
+    return [replace(by_id[pk], score=ranking.score(ranking.COVERAGE, blended[pk])) for pk in order]
 
 
 def article_search(*, query: str, limit: int = 10) -> list[Hit]:

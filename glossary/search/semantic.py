@@ -73,6 +73,7 @@ class _Index:
     key: tuple | None  # the content state it was built for
     ids: list[int]
     matrix: object  # numpy array (terms, dim); None when no term is published
+    shown: list[tuple[str, str, str]]  # per term: slug, name, short definition
 
 
 _lock = threading.Lock()
@@ -131,23 +132,24 @@ def _clean(text: str) -> str:
     return _SPACES.sub(" ", without_controls(text)).strip()
 
 
-def _terms() -> tuple[list[int], list[str]]:
+def _terms() -> tuple[list[int], list[str], list[tuple[str, str, str]]]:
     rows = (
         Term.objects.published()
         .order_by("pk")
-        .values_list("pk", "name", "short_definition", "english_name", "english_definition")
+        .values_list("pk", "slug", "name", "short_definition", "english_name", "english_definition")
     )
-    ids, texts = [], []
-    for pk, *fields in rows:
+    ids, texts, shown = [], [], []
+    for pk, slug, name, short, *english in rows:
         ids.append(pk)
-        texts.append(term_text(*fields))
-    return ids, texts
+        texts.append(term_text(name, short, *english))
+        shown.append((slug, name, short))
+    return ids, texts, shown
 
 
 def _build(name: str, model, key: tuple | None) -> _Index:
-    ids, texts = _terms()
+    ids, texts, shown = _terms()
     if not ids:
-        return _Index(key, [], None)
+        return _Index(key, [], None, [])
     missing = [t for t in dict.fromkeys(texts) if (name, t) not in _term_vectors]
     for start in range(0, len(missing), PASSAGE_BATCH):
         batch = missing[start : start + PASSAGE_BATCH]
@@ -159,7 +161,7 @@ def _build(name: str, model, key: tuple | None) -> _Index:
     for i, vector in enumerate(vectors):
         if vector is None:
             vectors[i] = model.passage([texts[i]])[0]
-    return _Index(key, ids, np.stack(vectors))
+    return _Index(key, ids, np.stack(vectors), shown)
 
 
 def _current_index(name: str, model) -> _Index:
@@ -189,6 +191,56 @@ def _limit(limit) -> int:
         return max(1, min(int(limit), MAX_LIMIT))
     except (TypeError, ValueError):
         return 10
+
+
+@dataclass(frozen=True)
+class Meaning:
+    """How close in meaning every published term is to one query, as z-scores (the cosines
+    of this model sit close together: their spread, not their level, says which stand out),
+    with what a hit shows of each term."""
+
+    ids: list[int]
+    z: object  # numpy array, one z-score per term, in `ids` order
+    shown: list[tuple[str, str, str]]
+
+    def of(self, pk: int) -> float:
+        """The z-score of term `pk` (0.0, the mean, for a term not in the index)."""
+        at = self._positions.get(pk)
+        return 0.0 if at is None else float(self.z[at])
+
+    def best(self, limit: int) -> list[int]:
+        """Positions of the `limit` closest terms, best first (ties: the older term)."""
+        return np.lexsort((np.arange(len(self.z)), -self.z))[:limit].tolist()
+
+    @property
+    def _positions(self) -> dict[int, int]:
+        cached = self.__dict__.get("_by_id")
+        if cached is None:
+            cached = {pk: i for i, pk in enumerate(self.ids)}
+            object.__setattr__(self, "_by_id", cached)
+        return cached
+
+
+def meaning(query: str) -> Meaning | None:
+    """Every published term's closeness in meaning to `query` (`Meaning`); None when the arm
+    is off, the query blank or the glossary empty. Queries as `semantic_candidates`."""
+    if not enabled() or not isinstance(query, str):
+        return None
+    text = _clean(query[:MAX_QUERY_LENGTH])
+    if not text:
+        return None
+    name = model_name()
+    model = encoder(name)
+    index = _current_index(name, model)
+    if not index.ids:
+        return None
+    vector = _query_vectors.get((name, text))
+    if vector is None:
+        vector = model.query(text)
+        _query_vectors.put((name, text), vector)
+    scores = index.matrix @ vector
+    spread = float(scores.std()) or 1.0
+    return Meaning(index.ids, (scores - float(scores.mean())) / spread, index.shown)
 
 
 def semantic_candidates(query: str, limit: int = 10) -> list[tuple[int, float]]:
