@@ -17,6 +17,7 @@ from django.utils import timezone
 
 from glossary.models import Term
 from glossary.polish import polish_slugify
+from glossary.search import normalize_query
 
 from .models import Lookup, Source
 
@@ -89,21 +90,33 @@ def build(*, source: str = Source.MCP, days: int = 30, now=None) -> Report:
 
 
 def _name_terms(report: Report) -> None:
-    """One query for the terms the report names: the most requested ones (their names) and
-    those a missed query would be (a term with that slug exists now: an editor created it)."""
+    """One query for the terms the report names: the most requested ones (their names), those
+    a missed query would be (a term with that slug exists now: an editor created it), and
+    those an editor attached a missed query to ("pytano też jako": the query finds the term
+    now, so the row says so instead of offering to attach it again)."""
     for miss in report.misses:
         miss["slug"] = polish_slugify(miss["query"])[:250]
     slugs = {t["top_result"] for t in report.top_terms} | {m["slug"] for m in report.misses}
     slugs.discard("")
-    terms = {}
-    if slugs:
-        terms = {
-            t["slug"]: t for t in Term.objects.filter(slug__in=slugs).values("pk", "slug", "name")
-        }
+    # An attached phrase is one of the term's folded names (stemming.names_field), so the
+    # trigram index on `search_names` answers which terms hold one of these queries.
+    asked = Q()
+    for normalized in {m["normalized"] for m in report.misses}:
+        asked |= Q(search_names__contains=f"| {normalized} |")
+    terms, attached = {}, {}
+    if slugs or asked:
+        rows = Term.objects.filter(Q(slug__in=slugs) | asked).values(
+            "pk", "slug", "name", "asked_as"
+        )
+        for row in rows:
+            terms[row["slug"]] = row
+            for phrase in row.pop("asked_as") or ():
+                attached.setdefault(normalize_query(phrase), row)
     for item in report.top_terms:
         item["term"] = terms.get(item["top_result"])
     for miss in report.misses:
         miss["term"] = terms.get(miss["slug"])
+        miss["attached"] = attached.get(miss["normalized"])
 
 
 def delete_older_than(*, days: int, now=None) -> int:
