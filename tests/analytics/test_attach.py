@@ -121,6 +121,20 @@ def test_a_draft_term_takes_an_attached_query(admin_client, terms):
     assert Term.objects.get(pk=terms["szkic"].pk).asked_as == [QUERY]
 
 
+def test_the_report_marks_every_spelling_of_an_attached_query(admin_client, terms):
+    """Misses are grouped by the folded query, and so is the attached mark: a spelling that
+    differs in case or Polish letters is attached too; a miss equal to a term's synonym but
+    attached nowhere keeps its control."""
+    terms["token"].synonyms = ["żeton"]
+    terms["token"].save()
+    missed("PAMIEC rozmowy z czatem")
+    missed("żeton")
+    attach(admin_client, terms["okno"])
+    html = admin_client.get(REPORT).content.decode()
+    assert "✓ dołączone do:" in row_of(html, "PAMIEC rozmowy z czatem")
+    assert "Dołącz do pojęcia" in row_of(html, "żeton")
+
+
 # --- Who may ----------------------------------------------------------------------------------
 
 
