@@ -93,11 +93,10 @@ def test_one_click_from_the_report_attaches_the_query_and_says_so(admin_client, 
     assert "Dołącz do pojęcia" in row and 'name="csrfmiddlewaretoken"' in row
     fields = form_fields(row)
     assert fields["query"] == QUERY and (fields["zrodlo"], fields["dni"]) == ("site", "7")
-    autocomplete = admin_client.get(
-        "/admin/autocomplete/",
-        {"app_label": "glossary", "model_name": "term", "field_name": "related", "term": "okno"},
-    ).json()
-    assert autocomplete["results"][0]["id"] == str(terms["okno"].pk)
+    for typed, term in (("okno", terms["okno"]), ("ukryty", terms["szkic"])):
+        params = {"app_label": "glossary", "model_name": "term", "field_name": "related"}
+        found = admin_client.get("/admin/autocomplete/", {**params, "term": typed}).json()
+        assert found["results"][0]["id"] == str(term.pk)
 
     response = admin_client.post(ATTACH, {**fields, "term": terms["okno"].pk})
     assert response.status_code == 302
