@@ -21,6 +21,7 @@ from django.utils import formats, timezone
 from . import autolink, events
 from .forms import ArticleAdminForm, TermAdminForm
 from .models import Article, Category, PublicationClock, Status, Term
+from .polish import fold
 
 
 @dataclass
@@ -179,14 +180,15 @@ def attach_asked_as(*, term_id: int, query: str, editor=None) -> Attached:
     """Add `query`, a question readers or agents asked about the term without naming it (the
     analytics report's misses), to the term's "pytano też jako": searched like a synonym from
     the next read on, never auto-linked. A revision like any admin save (`save_term`: change
-    events, content version). Already there (compared case-insensitively, with its name and
-    synonyms too): nothing is written. The row is locked while it is read and saved, so two
+    events, content version). Already there (compared folded, as the search compares: case,
+    Polish letters and spacing aside; with its name, English name and synonyms too):
+    nothing is written. The row is locked while it is read and saved, so two
     editors attaching at once both keep their phrase. Raises ValidationError for a bad query
     and Term.DoesNotExist for an unknown term."""
     phrase = clean_asked_phrase(query)
     term = Term.objects.select_for_update().get(pk=term_id)
-    known = {item.casefold() for item in [term.name, *term.synonyms, *term.asked_as]}
-    if phrase.casefold() in known:
+    names = [term.name, term.english_name, *term.synonyms, *term.asked_as]
+    if fold(phrase) in {fold(name) for name in names}:
         return Attached(term, phrase, added=False)
     term.asked_as = [*term.asked_as, phrase]
     comment = f"Dołączono zapytanie „{phrase}” (pytano też jako)."
