@@ -10,13 +10,18 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import timedelta
+from functools import reduce
+from operator import or_
 
-from django.db.models import Count, Max, Q, Sum
+from django.db import connection
+from django.db.models import BooleanField, Count, Max, Q, Sum
+from django.db.models.expressions import RawSQL
 from django.db.models.functions import TruncDate
 from django.utils import timezone
 
 from glossary.models import Term
 from glossary.polish import polish_slugify
+from glossary.search import normalize_query
 
 from .models import Lookup, Source
 
@@ -89,21 +94,44 @@ def build(*, source: str = Source.MCP, days: int = 30, now=None) -> Report:
 
 
 def _name_terms(report: Report) -> None:
-    """One query for the terms the report names: the most requested ones (their names) and
-    those a missed query would be (a term with that slug exists now: an editor created it)."""
+    """One query for the terms the report names: the most requested ones (their names), those
+    a missed query would be (a term with that slug exists now: an editor created it), and
+    those an editor attached a missed query to ("pytano też jako": the query finds the term
+    now, so the row says so instead of offering to attach it again)."""
     for miss in report.misses:
         miss["slug"] = polish_slugify(miss["query"])[:250]
     slugs = {t["top_result"] for t in report.top_terms} | {m["slug"] for m in report.misses}
     slugs.discard("")
-    terms = {}
-    if slugs:
-        terms = {
-            t["slug"]: t for t in Term.objects.filter(slug__in=slugs).values("pk", "slug", "name")
-        }
+    asked = {m["normalized"] for m in report.misses}
+    terms, attached = {}, {}
+    if slugs or asked:
+        rows = Term.objects.filter(Q(slug__in=slugs) | _named(asked)).values(
+            "pk", "slug", "name", "asked_as"
+        )
+        for row in rows:
+            terms[row["slug"]] = row
+            for phrase in row.pop("asked_as") or ():
+                attached.setdefault(normalize_query(phrase), row)
     for item in report.top_terms:
         item["term"] = terms.get(item["top_result"])
     for miss in report.misses:
         miss["term"] = terms.get(miss["slug"])
+        miss["attached"] = attached.get(miss["normalized"])
+
+
+def _named(folded: set[str]) -> Q:
+    """Terms one of whose folded names (name, synonyms, English name, attached queries:
+    `stemming.names_field`) is one of `folded`. On PostgreSQL one probe per query of the
+    GIN index on `names_array` (the search migration's array of those names); the same
+    test as `LIKE` over `search_names`, which PostgreSQL's planner answers with a
+    sequential scan once there are dozens of patterns."""
+    if not folded:
+        return Q(pk__in=[])
+    if connection.vendor == "postgresql":
+        table = connection.ops.quote_name(Term._meta.db_table)
+        test = " OR ".join([f"{table}.names_array @> ARRAY[%s]::text[]"] * len(folded))
+        return Q(RawSQL(f"({test})", sorted(folded), BooleanField()))  # noqa: S611 - our SQL
+    return reduce(or_, (Q(search_names__contains=f"| {name} |") for name in sorted(folded)))
 
 
 def delete_older_than(*, days: int, now=None) -> int:

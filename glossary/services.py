@@ -9,6 +9,7 @@ afford row-by-row saves for 100,000 rows, is its own module (glossary/importing/
 calls `relink_after_term_changes` and writes its revision in bulk.
 """
 
+import unicodedata
 from dataclasses import dataclass, field
 
 import reversion
@@ -20,6 +21,7 @@ from django.utils import formats, timezone
 from . import autolink, events
 from .forms import ArticleAdminForm, TermAdminForm
 from .models import Article, Category, PublicationClock, Status, Term
+from .polish import fold
 
 
 @dataclass
@@ -141,6 +143,56 @@ def save_term(term: Term, *, editor=None, categories=None, related=None, comment
         relink_after_term_changes({term.pk: (before, autolink.state_of(term))}, also_terms=[term])
         reversion.add_to_revision(term)
     return term
+
+
+ASKED_AS_MAX = 200
+
+
+@dataclass
+class Attached:
+    """What `attach_asked_as` did: the term (as saved, or as it was), the phrase as stored,
+    and whether it was added (False: the term already had it, nothing was written)."""
+
+    term: Term
+    phrase: str
+    added: bool
+
+
+def clean_asked_phrase(query) -> str:
+    """A query as an editor attaches it: trimmed, inner whitespace single, case and diacritics
+    as typed; refused (ValidationError with a code) when empty, longer than `ASKED_AS_MAX`
+    characters or holding control characters (PostgreSQL refuses NUL in text)."""
+    phrase = " ".join(query.split()) if isinstance(query, str) else ""
+    if not phrase:
+        raise ValidationError("Zapytanie jest puste.", code="empty")
+    if len(phrase) > ASKED_AS_MAX:
+        raise ValidationError(
+            f"Zapytanie ma {len(phrase)} znaków, a dołączyć można najwyżej {ASKED_AS_MAX}.",
+            code="too_long",
+        )
+    if any(unicodedata.category(ch) == "Cc" for ch in phrase):
+        raise ValidationError("Zapytanie zawiera znaki sterujące.", code="control_characters")
+    return phrase
+
+
+@transaction.atomic
+def attach_asked_as(*, term_id: int, query: str, editor=None) -> Attached:
+    """Add `query`, a question readers or agents asked about the term without naming it (the
+    analytics report's misses), to the term's "pytano też jako": searched like a synonym from
+    the next read on, never auto-linked. A revision like any admin save (`save_term`: change
+    events, content version). Already there (compared folded, as the search compares: case,
+    Polish letters and spacing aside; with its name, English name and synonyms too):
+    nothing is written. The row is locked while it is read and saved, so two
+    editors attaching at once both keep their phrase. Raises ValidationError for a bad query
+    and Term.DoesNotExist for an unknown term."""
+    phrase = clean_asked_phrase(query)
+    term = Term.objects.select_for_update().get(pk=term_id)
+    names = [term.name, term.english_name, *term.synonyms, *term.asked_as]
+    if fold(phrase) in {fold(name) for name in names}:
+        return Attached(term, phrase, added=False)
+    term.asked_as = [*term.asked_as, phrase]
+    comment = f"Dołączono zapytanie „{phrase}” (pytano też jako)."
+    return Attached(save_term(term, editor=editor, comment=comment), phrase, added=True)
 
 
 @transaction.atomic

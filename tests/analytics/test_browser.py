@@ -17,7 +17,13 @@ from selenium.webdriver.support import expected_conditions as ec
 
 from analytics.models import Lookup
 from analytics.recorder import recorder
-from tests.browser import screenshot, wait
+from tests.browser import (
+    csp_violations,
+    record_csp_violations,
+    screenshot,
+    stop_recording_csp_violations,
+    wait,
+)
 from tests.factories import make_term
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -123,3 +129,45 @@ def test_editor_reads_the_site_search_report(editor_browser, traffic, tmp_path):
     assert "Serwer MCP" in terms and "SSE" in terms
     assert not b.find_elements(By.ID, "klienci")  # readers announce no client
     screenshot(b, "analytics-site-report", tmp_path)
+
+
+def test_editor_attaches_a_missed_query_to_its_term(editor_browser, traffic, tmp_path):
+    """Beside each missed query the editor types a few letters of the term it was about into
+    the autocomplete, picks it and presses "Dołącz do pojęcia": the report comes back with a
+    message naming the term, and the row says the query is attached; the search box finds
+    the term by that query first from then on. The report's styles and scripts pass the
+    Content-Security-Policy (nothing blocked)."""
+    b = editor_browser
+    recording = record_csp_violations(b)
+    b.get(b.url("/admin/analytics/lookup/raport/"))
+    row = wait(b).until(
+        ec.presence_of_element_located((By.XPATH, "//tr[td[1][normalize-space()='mpc']]"))
+    )
+    row.find_element(By.CSS_SELECTOR, ".select2-selection").click()
+    search = wait(b).until(
+        ec.visibility_of_element_located((By.CSS_SELECTOR, ".select2-search__field"))
+    )
+    search.send_keys("serwer")
+    wait(b).until_not(ec.presence_of_element_located((By.CSS_SELECTOR, ".loading-results")))
+    option = wait(b).until(
+        ec.visibility_of_element_located(
+            (By.XPATH, "//li[contains(@class,'select2-results__option') and .='Serwer MCP']")
+        )
+    )
+    screenshot(b, "analytics-attach-query", tmp_path)
+    option.click()
+    row.find_element(By.CSS_SELECTOR, "button.attach-term").click()
+    message = wait(b).until(ec.presence_of_element_located((By.CSS_SELECTOR, ".messagelist")))
+    assert message.text == "Dołączono zapytanie „mpc” do pojęcia „Serwer MCP” (pytano też jako)."
+    row = b.find_element(By.XPATH, "//tr[td[1][normalize-space()='mpc']]")
+    assert "dołączone do: Serwer MCP" in row.text
+    assert not row.find_elements(By.CSS_SELECTOR, "button.attach-term")
+    assert (
+        b.find_element(By.CSS_SELECTOR, ".report-grid").value_of_css_property("display") == "grid"
+    )
+    assert csp_violations(b) == []
+    stop_recording_csp_violations(b, recording)
+    screenshot(b, "analytics-attached-query", tmp_path)
+    b.get(b.url("/szukaj/?q=mpc"))
+    card = wait(b).until(ec.presence_of_element_located((By.CSS_SELECTOR, ".exact-match")))
+    assert "Serwer MCP" in card.text
