@@ -204,6 +204,8 @@ def _answer_text(answer: search.Answer, lines: list[str], *, confident: str, wea
 
 
 WEAK_MARK = ", słabe dopasowanie"
+# As many "did you mean" slugs as `suggestions` listed before answers were never empty.
+SUGGESTIONS = 3
 
 
 @features.tool(
@@ -265,10 +267,6 @@ def search_term(arguments: dict, ctx) -> ToolResult:
         "czego szukasz):",
     )
     return ToolResult(text, data)
-
-
-# As many "did you mean" slugs as `suggestions` listed before answers were never empty.
-SUGGESTIONS = 3
 
 
 @features.tool(
