@@ -261,6 +261,8 @@ def _tool_outcome(arguments: dict, result: dict | None) -> tuple[str, int, str, 
         return query, 0, "", True
     data = result.get("structuredContent")
     if isinstance(data, dict):
+        if data.get("weak") is True:  # guesses (a search is never empty): still a miss
+            return query, 0, "", False
         if isinstance(data.get("slug"), str):  # one entry (get_term, get_article)
             return query, 1, data["slug"], False
         for key in RESULT_LISTS:

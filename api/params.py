@@ -282,7 +282,13 @@ class SearchParams(GlobalParams):
     per_page = serializers.IntegerField(
         min_value=1, max_value=100, default=10, help_text="Liczba wyników na stronie (1–100)."
     )
-    search = SearchParam()
+    search = SearchParam(
+        help_text="Szukana fraza (ta sama wyszukiwarka co na stronie i w MCP). Odpowiedź nie "
+        "jest pusta, gdy fraza ma słowa: bez pewnego dopasowania to najbliższe wpisy z `weak: "
+        "true`. Nagłówek X-WP-Search-Weak (1 albo 0) mówi, czy odpowiedź jest zgadywaniem; "
+        "X-WP-Search-Did-You-Mean, tylko gdy poprawiono literówki, podaje poprawioną frazę "
+        "jako ext-value RFC 8187 (`UTF-8''` i tekst zakodowany procentowo w UTF-8)."
+    )
     type = serializers.ChoiceField(
         ("term", "article"), default="term", help_text="Czego szukać: pojęć albo artykułów."
     )

@@ -234,6 +234,11 @@ class SearchResultSerializer(serializers.Serializer):
     excerpt = serializers.CharField(read_only=True, help_text="Fragment z zaznaczeniem (<mark>).")
     score = serializers.FloatField(read_only=True)
     match = serializers.CharField(read_only=True, help_text="Która reguła dopasowała.")
+    weak = serializers.BooleanField(
+        read_only=True,
+        help_text="Zgadywanie, nie pewne dopasowanie: pasuje tylko część słów zapytania albo "
+        "to najbliższy kandydat, gdy nic nie pasuje.",
+    )
 
     def get_fields(self):
         fields = super().get_fields()
@@ -253,6 +258,7 @@ class SearchResultSerializer(serializers.Serializer):
             "excerpt": str(hit.snippet),
             "score": hit.score,
             "match": hit.match,
+            "weak": hit.weak,
             "_links": {
                 "self": [{"embeddable": True, "href": f"{base}/{hit.id}"}],
                 "about": [{"href": f"{links.namespace_url()}/types/{hit.kind}"}],

@@ -281,7 +281,9 @@ def clean_query(raw: str) -> str:
 def search_view(request):
     """Results from the one search engine. A term named exactly like the query is shown first
     as a card leading to it, with everything else the query found below (no redirect: a
-    reader looking for the articles about MCP still sees them)."""
+    reader looking for the articles about MCP still sees them). The engine's reading is
+    shown too: "Czy chodziło o" with the corrected query, and a note and a label on each
+    hit when the terms are guesses (`SearchResults.weak`, `Hit.weak`)."""
     started = time.perf_counter()
     query = clean_query(request.GET.get("q", ""))
     results = search.search(query=query, limit=SEARCH_LIMIT) if query else None

@@ -11,6 +11,8 @@ answered from the content state (api/conditional.py).
 
 from __future__ import annotations
 
+from urllib.parse import quote
+
 import orjson
 from django.conf import settings
 from django.contrib.auth.models import AnonymousUser
@@ -34,7 +36,26 @@ from ..params import MAX_ID, GlobalParams, validate_query
 from ..permissions import can_edit, can_see_drafts
 from ..serializers import ErrorSerializer
 
-EXPOSE = ", ".join((*HEADERS, "ETag", "Last-Modified", "Allow", "Retry-After"))
+# How the search engine read a `search` (glossary.search.Answer): whether the answer is a
+# guess, and the query with its typos corrected. Headers carry ASCII only, so the corrected
+# query is an RFC 8187 ext-value (`UTF-8''` and the text percent-encoded): no byte of it can
+# be a CR, an LF or anything else a header may not hold.
+SEARCH_WEAK = "X-WP-Search-Weak"
+SEARCH_DID_YOU_MEAN = "X-WP-Search-Did-You-Mean"
+SEARCH_HEADERS = [
+    OpenApiParameter(SEARCH_WEAK, {"type": "string", "enum": ["0", "1"]},
+                     OpenApiParameter.HEADER, response=[200],
+                     description="Gdy podano `search`: 1, gdy wyszukiwarka nie znalazła pewnego "
+                     "dopasowania (wyniki to zgadywanie), inaczej 0."),
+    OpenApiParameter(SEARCH_DID_YOU_MEAN, OpenApiTypes.STR, OpenApiParameter.HEADER,
+                     response=[200],
+                     description="Tylko gdy wyszukiwarka poprawiła literówki: zapytanie po "
+                     "poprawkach jako ext-value RFC 8187, `UTF-8''` i tekst zakodowany "
+                     "procentowo w UTF-8 (np. `UTF-8''serwer%20mcp`)."),
+]  # fmt: skip
+EXPOSE = ", ".join(
+    (*HEADERS, "ETag", "Last-Modified", "Allow", "Retry-After", SEARCH_WEAK, SEARCH_DID_YOU_MEAN)
+)
 ALLOW_HEADERS = (
     "Authorization, Content-Type, If-None-Match, If-Modified-Since, If-Match, X-CSRFToken"
 )
@@ -63,6 +84,14 @@ TOTALS = [
     OpenApiParameter("X-WP-TotalPages", OpenApiTypes.INT, OpenApiParameter.HEADER, response=[200],
                      description="Liczba stron."),
 ]  # fmt: skip
+
+
+def search_headers(response, *, weak: bool, did_you_mean: str):
+    """The engine's reading of a `search` on `response` (SEARCH_HEADERS)."""
+    response[SEARCH_WEAK] = "1" if weak else "0"
+    if did_you_mean:
+        response[SEARCH_DID_YOU_MEAN] = "UTF-8''" + quote(did_you_mean, safe="")
+    return response
 
 
 def only_fields(data: dict, spec: dict) -> dict:

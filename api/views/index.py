@@ -21,19 +21,25 @@ from ..pagination import WordPressPagination
 from ..params import GlobalParams, SearchParams
 from ..represent import embed_link
 from ..serializers import SearchResultSerializer
-from .base import NOT_MODIFIED, TOTALS, RestMixin, errors
+from .base import NOT_MODIFIED, SEARCH_HEADERS, TOTALS, RestMixin, errors, search_headers
 
 
 @extend_schema_view(
     list=extend_schema(
         summary="Szukaj (ta sama wyszukiwarka i kolejność co na stronie i w MCP)",
-        parameters=[SearchParams, *TOTALS],
+        parameters=[SearchParams, *TOTALS, *SEARCH_HEADERS],
+        description="Nigdy puste: gdy nic nie pasuje pewnie, odpowiedź to najbliższe pojęcia "
+        "(albo artykuły o nich), każde z `weak: true`, i nagłówek `X-WP-Search-Weak: 1`; "
+        "`weak` jest też przy wyniku, który pasuje tylko częścią słów. Gdy wyszukiwarka "
+        "poprawiła literówki, `X-WP-Search-Did-You-Mean` podaje poprawione zapytanie "
+        "(ext-value RFC 8187: `UTF-8''` i tekst zakodowany procentowo).",
         responses={200: SearchResultSerializer(many=True), 304: NOT_MODIFIED,
                    **errors(400, 401, 403, 429)},
     )
 )  # fmt: skip
 class SearchViewSet(RestMixin, viewsets.GenericViewSet):
-    """WordPress's /search: ranked hits of one kind (`type`), at most the engine's best 100."""
+    """WordPress's /search: ranked hits of one kind (`type`), at most the engine's best 100;
+    never empty for a search with words (`search.find_terms`: the closest entries, weak)."""
 
     serializer_class = SearchResultSerializer
     params_classes = {"list": SearchParams}
@@ -45,9 +51,9 @@ class SearchViewSet(RestMixin, viewsets.GenericViewSet):
         if not_modified is not None:
             return not_modified
         text = self.params.get("search")
-        engine = search.term_search if self.params["type"] == "term" else search.article_search
-        hits = engine(query=text, limit=search.MAX_LIMIT) if text else []
-        page = self.paginate_queryset(hits)
+        find = search.find_terms if self.params["type"] == "term" else search.find_articles
+        answer = find(query=text, limit=search.MAX_LIMIT) if text else None
+        page = self.paginate_queryset(answer.hits if answer else [])
         serializer = SearchResultSerializer()
         wanted = set(self.params.get("_embed") or ())
         items = []
@@ -56,7 +62,10 @@ class SearchViewSet(RestMixin, viewsets.GenericViewSet):
             if "*" in wanted or "self" in wanted:
                 item["_embedded"] = {"self": [embed_link(hit)]}
             items.append(item)
-        return validators.apply(self.get_paginated_response(self.shape(items)))
+        response = validators.apply(self.get_paginated_response(self.shape(items)))
+        if answer is not None:
+            search_headers(response, weak=answer.weak, did_you_mean=answer.did_you_mean)
+        return response
 
 
 TYPES = {

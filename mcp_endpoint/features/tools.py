@@ -75,9 +75,38 @@ def _array(items: dict) -> dict:
     return {"type": "array", "items": items}
 
 
+WEAK = {
+    "type": "boolean",
+    "description": "Zgadywanie, nie pewne dopasowanie: pasuje tylko część słów zapytania albo to "
+    "najbliższy kandydat, gdy nic nie pasuje",
+}
 TERM_HIT = _object(
-    {"name": STR, "slug": STR, "shortDefinition": STR, "url": STR, "score": {"type": "number"}}
+    {
+        "name": STR,
+        "slug": STR,
+        "shortDefinition": STR,
+        "url": STR,
+        "score": {"type": "number"},
+        "weak": WEAK,
+    }
 )
+# How the engine read a search (glossary.search.Answer): whether the whole answer is a guess,
+# and the query with its mistyped words corrected, when it corrected any.
+READING = {
+    "weak": {
+        "type": "boolean",
+        "description": "Brak pewnych dopasowań: wyniki to najbliżsi kandydaci (zgadywanie)",
+    },
+    "didYouMean": {
+        "type": "string",
+        "description": "Zapytanie z poprawionymi literówkami (tylko gdy coś poprawiono)",
+    },
+    "corrections": {
+        "type": "object",
+        "additionalProperties": STR,
+        "description": "Wpisane słowo → jak je odczytano (tylko gdy coś poprawiono)",
+    },
+}
 # The glossary terms a text mentions (auto-links; glossary/autolink.py), by name and address.
 MENTIONS = _array(_object({"slug": STR, "name": STR, "url": STR}))
 # A get_term/get_article answer's budget (presenters.BODY_BUDGET, MENTIONS_SHOWN): where the
@@ -134,7 +163,7 @@ ARTICLE_OUTPUT = _entry(
     },
     OPTIONAL,
 )
-ARTICLE_HIT = _object({"title": STR, "slug": STR, "lead": STR, "url": STR})
+ARTICLE_HIT = _object({"title": STR, "slug": STR, "lead": STR, "url": STR, "weak": WEAK})
 
 
 def _input(properties: dict, required: list[str]) -> dict:
@@ -146,6 +175,39 @@ def _input(properties: dict, required: list[str]) -> dict:
     }
 
 
+def _reading(answer: search.Answer) -> dict:
+    """The answer's reading for structured content: `weak` always, `didYouMean` and
+    `corrections` only when the engine corrected a word."""
+    data = {"weak": answer.weak}
+    if answer.did_you_mean:
+        data["didYouMean"] = answer.did_you_mean
+        data["corrections"] = dict(answer.corrections)
+    return data
+
+
+def _closest_only(answer: search.Answer) -> bool:
+    """Whether the engine matched none of the query's words and the hits are only the
+    closest candidates (or none): then `suggestions` keeps the meaning it had before answers
+    were never empty. A partial match matched some words, so it is not a mere candidate."""
+    return answer.weak and not any(h.match == "partial" for h in answer.hits)
+
+
+def _answer_text(answer: search.Answer, lines: list[str], *, confident: str, weak: str) -> str:
+    """A search's text: a confident answer under `confident`, a guess said first to be one
+    (`weak`), and "did you mean" with the corrected query when the engine corrected words.
+    The query is the user's text, so it is escaped like every plain-text field."""
+    head = (weak if answer.weak else confident).format(query=markdown_text(answer.query))
+    text = "\n\n".join(part for part in (head, "\n".join(lines)) if part)
+    if answer.did_you_mean:
+        text += f"\n\nCzy chodziło o: „{markdown_text(answer.did_you_mean)}”?"
+    return text
+
+
+WEAK_MARK = ", słabe dopasowanie"
+# As many "did you mean" slugs as `suggestions` listed before answers were never empty.
+SUGGESTIONS = 3
+
+
 @features.tool(
     cacheable=True,
     name="search_term",
@@ -154,17 +216,19 @@ def _input(properties: dict, required: list[str]) -> dict:
         "Szuka pojęć w słowniku: nazwy polskie i angielskie, synonimy, skróty, literówki, "
         "pytania („czym jest MCP”), porównania („SSE vs WebSocket”: oba pojęcia na początku) "
         "albo opis pojęcia. Zwraca pojęcia od najtrafniejszego, ze slugiem, krótką definicją "
-        "i adresem strony; pełny wpis da get_term ze slugiem."
+        "i adresem strony; pełny wpis da get_term ze slugiem. Gdy nic nie pasuje pewnie, "
+        "zwraca najbliższe pojęcia oznaczone jako słabe dopasowania (weak: true, także przy "
+        "każdym wyniku, który pasuje tylko częścią słów); didYouMean podaje zapytanie "
+        "z poprawionymi literówkami."
     ),
     input_schema=_input({"query": QUERY, "limit": LIMIT}, ["query"]),
     output_schema=_object(
-        {"query": STR, "results": _array(TERM_HIT), "suggestions": _array(STR)},
-        ["query", "results"],
+        {"query": STR, "results": _array(TERM_HIT), **READING, "suggestions": _array(STR)},
+        ["query", "results", "weak"],
     ),
 )
 def search_term(arguments: dict, ctx) -> ToolResult:
-    query = arguments["query"]
-    hits = search.term_search(query=query, limit=int(arguments.get("limit", 10)))
+    answer = search.find_terms(query=arguments["query"], limit=int(arguments.get("limit", 10)))
     to_term, _to_article = urls_on(site_url())
     results = [
         {
@@ -173,25 +237,36 @@ def search_term(arguments: dict, ctx) -> ToolResult:
             "shortDefinition": h.summary,
             "url": to_term(h.slug),
             "score": h.score,
+            "weak": h.weak,
         }
-        for h in hits
+        for h in answer.hits
     ]
-    data = {"query": query, "results": results}
+    data = {"query": answer.query, "results": results, **_reading(answer)}
+    if _closest_only(answer):
+        data["suggestions"] = [h.slug for h in answer.hits[:SUGGESTIONS]]
     if not results:
-        data["suggestions"] = [h.slug for h in search.suggest_terms(text=query)]
-        hint = (
-            f" Może chodziło o: {', '.join(data['suggestions'])} (slugi dla get_term)."
-            if data["suggestions"]
-            else " Spróbuj innego sformułowania albo list_terms, by przejrzeć słownik."
+        text = _answer_text(
+            answer,
+            [],
+            confident="",
+            weak="Brak pojęć pasujących do „{query}”. Spróbuj innego sformułowania albo "
+            "list_terms, by przejrzeć słownik.",
         )
-        return ToolResult(f"Brak pojęć pasujących do „{query}”.{hint}", data)
-    lines = [f"Pojęcia pasujące do „{query}”:", ""]
-    lines += [
-        f"- **{markdown_text(r['name'])}** (`{r['slug']}`): {markdown_text(r['shortDefinition'])} "
-        f"{r['url']}"
+        return ToolResult(text, data)
+    lines = [
+        f"- **{markdown_text(r['name'])}** (`{r['slug']}`"
+        f"{WEAK_MARK if r['weak'] and not answer.weak else ''}): "
+        f"{markdown_text(r['shortDefinition'])} {r['url']}"
         for r in results
     ]
-    return ToolResult("\n".join(lines), data)
+    text = _answer_text(
+        answer,
+        lines,
+        confident="Pojęcia pasujące do „{query}”:",
+        weak="Brak pewnych dopasowań do „{query}”. Najbliższe pojęcia (mogą nie być tym, "
+        "czego szukasz):",
+    )
+    return ToolResult(text, data)
 
 
 @features.tool(
@@ -352,14 +427,18 @@ def list_terms(arguments: dict, ctx) -> ToolResult:
     description=(
         "Szuka opublikowanych artykułów po tytule, wstępie i treści (także pytania i "
         "fragmenty słów). Zwraca tytuł, slug, wstęp i adres strony; pełny tekst da "
-        "get_article ze slugiem."
+        "get_article ze slugiem. Gdy nic nie pasuje pewnie, zwraca artykuły o najbliższych "
+        "pojęciach oznaczone jako słabe dopasowania (weak: true, także przy każdym wyniku, "
+        "który pasuje tylko częścią słów); didYouMean podaje zapytanie z poprawionymi "
+        "literówkami."
     ),
     input_schema=_input({"query": QUERY, "limit": LIMIT}, ["query"]),
-    output_schema=_object({"query": STR, "results": _array(ARTICLE_HIT)}),
+    output_schema=_object(
+        {"query": STR, "results": _array(ARTICLE_HIT), **READING}, ["query", "results", "weak"]
+    ),
 )
 def search_articles(arguments: dict, ctx) -> ToolResult:
-    query = arguments["query"]
-    hits = search.article_search(query=query, limit=int(arguments.get("limit", 10)))
+    answer = search.find_articles(query=arguments["query"], limit=int(arguments.get("limit", 10)))
     _to_term, to_article = urls_on(site_url())
     results = [
         {
@@ -367,21 +446,33 @@ def search_articles(arguments: dict, ctx) -> ToolResult:
             "slug": h.slug,
             "lead": h.summary,
             "url": to_article(h.slug),
+            "weak": h.weak,
         }
-        for h in hits
+        for h in answer.hits
     ]
-    data = {"query": query, "results": results}
+    data = {"query": answer.query, "results": results, **_reading(answer)}
     if not results:
-        return ToolResult(
-            f"Brak artykułów pasujących do „{query}”. Spróbuj innego sformułowania albo "
+        text = _answer_text(
+            answer,
+            [],
+            confident="",
+            weak="Brak artykułów pasujących do „{query}”. Spróbuj innego sformułowania albo "
             "search_term, by znaleźć pojęcie i artykuły, które go używają.",
-            data,
         )
+        return ToolResult(text, data)
     lines = [
-        f"- [{markdown_text(r['title'])}]({r['url']}) (`{r['slug']}`): {markdown_text(r['lead'])}"
+        f"- [{markdown_text(r['title'])}]({r['url']}) (`{r['slug']}`"
+        f"{WEAK_MARK if r['weak'] and not answer.weak else ''}): {markdown_text(r['lead'])}"
         for r in results
     ]
-    return ToolResult("\n".join(lines), data)
+    text = _answer_text(
+        answer,
+        lines,
+        confident="",
+        weak="Brak pewnych dopasowań do „{query}”. Najbliższe artykuły (mogą nie być tym, "
+        "czego szukasz):",
+    )
+    return ToolResult(text, data)
 
 
 @features.tool(

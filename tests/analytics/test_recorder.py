@@ -94,6 +94,18 @@ def test_an_empty_search_is_a_miss(client, terms):
     assert row.era == "legacy" and row.client_name == ""
 
 
+def test_an_answer_of_guesses_is_a_miss(client, terms):
+    """A search that found only the closest terms (marked weak: never empty) is recorded as
+    the miss it is, like an empty one, so the misses report still lists it."""
+    arguments = {"query": "blorf serwerr"}
+    response = _legacy(client, "tools/call", {"name": "search_term", "arguments": arguments})
+    answer = response.json()["result"]["structuredContent"]
+    assert answer["weak"] is True and answer["results"]
+    recorder.flush()
+    row = Lookup.objects.get()
+    assert (row.results, row.found, row.error, row.top_result) == (0, False, False, "")
+
+
 def test_resource_reads_are_recorded(client, terms):
     """resources/read: the URI as the query; a term's URI counts as a request for the term."""
     _modern(client, "resources/read", {"uri": "glossary://terms/sse"})

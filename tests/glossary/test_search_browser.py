@@ -8,7 +8,13 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support import expected_conditions as ec
 
-from tests.browser import screenshot, wait
+from tests.browser import (
+    csp_violations,
+    record_csp_violations,
+    screenshot,
+    stop_recording_csp_violations,
+    wait,
+)
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -88,3 +94,25 @@ def test_enter_without_an_active_option_submits_the_search(browser, demo, tmp_pa
     card = wait(browser).until(ec.visibility_of_element_located((By.CLASS_NAME, "exact-match")))
     assert "MCP" in card.text
     screenshot(browser, "search-page-exact-card", tmp_path)
+
+
+def test_a_weak_answer_says_so_and_offers_the_corrected_search(browser, demo, tmp_path):
+    """A query whose best term matches only some words, one of them mistyped: the page shows
+    "Czy chodziło o: <corrected query>?" as a link, the note that these are the closest
+    terms and a "słabe dopasowanie" label on each, without breaking its Content-Security-Policy;
+    the link searches the corrected query."""
+    handle = record_csp_violations(browser)
+    browser.get(browser.url("/szukaj/?q=halucynajca+modelu+kwiatowego"))
+    note = wait(browser).until(ec.visibility_of_element_located((By.CLASS_NAME, "weak-note")))
+    assert note.text == "Nie znaleźliśmy dokładnego dopasowania — oto najbliższe pojęcia."
+    did_you_mean = browser.find_element(By.CLASS_NAME, "did-you-mean")
+    assert did_you_mean.text == "Czy chodziło o: halucynacja modelu kwiatowego?"
+    terms = browser.find_elements(By.CSS_SELECTOR, "#wyniki-pojecia + .weak-note + ul > li")
+    assert terms and all(t.find_element(By.CLASS_NAME, "weak-label").is_displayed() for t in terms)
+    screenshot(browser, "search-page-weak-did-you-mean", tmp_path)
+    assert csp_violations(browser) == []
+    stop_recording_csp_violations(browser, handle)
+    did_you_mean.find_element(By.TAG_NAME, "a").click()
+    wait(browser).until(ec.url_contains("q=halucynacja%20modelu%20kwiatowego"))
+    box = browser.find_element(By.ID, "szukaj-strona")
+    assert box.get_attribute("value") == "halucynacja modelu kwiatowego"

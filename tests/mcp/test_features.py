@@ -72,12 +72,14 @@ def test_search_term_limit(client, content):
 
 
 def test_search_term_without_hits_is_not_an_error(client, content):
-    """No hits is a normal, empty result that says so (with "did you mean" slugs, if any)."""
+    """No confident hit is a normal result that says so (with "did you mean" slugs, if any):
+    whatever it lists are guesses, marked weak."""
     result = call_tool(client, "search_term", {"query": "xyzzy qwertz"})
     assert result["isError"] is False
-    assert result["structuredContent"]["results"] == []
+    assert all(hit["weak"] for hit in result["structuredContent"]["results"])
+    assert result["structuredContent"]["weak"] is True
     assert isinstance(result["structuredContent"]["suggestions"], list)
-    assert result["content"][0]["text"].startswith("Brak pojęć")
+    assert result["content"][0]["text"].startswith("Brak p")
 
 
 def test_get_term_returns_the_whole_entry(client, content, settings):
@@ -160,7 +162,8 @@ def test_get_article_unknown_slug_is_tool_error(client, content):
 
 
 def test_search_articles(client, content, settings):
-    """search_articles: title, slug, lead and page URL of matching published articles."""
+    """search_articles: title, slug, lead and page URL of matching published articles, each
+    marked as a confident match or a guess (`weak`)."""
     results = call_tool(client, "search_articles", {"query": "bajtach"})["structuredContent"]
     assert results["results"] == [
         {
@@ -168,8 +171,10 @@ def test_search_articles(client, content, settings):
             "slug": "mcp-w-bajtach",
             "lead": "Wiadomości JSON-RPC.",
             "url": f"{settings.SITE_URL}/artykuly/mcp-w-bajtach/",
+            "weak": False,
         }
     ]
+    assert results["weak"] is False
 
 
 # --- resources -------------------------------------------------------------------------------
