@@ -190,7 +190,8 @@ def _uncertain(hits: list[Hit]) -> bool:
     if not hits:
         return True
     top = hits[0]
-    return top.match in _WORDS_ONLY and top.score * (ranking.TOP + 1) - ranking.COVERAGE < MEANING_BELOW
+    covered = top.score * (ranking.TOP + 1) - ranking.COVERAGE  # `ranking.score` undone
+    return top.match in _WORDS_ONLY and covered < MEANING_BELOW
 
 
 def _with_meaning(query: str, q: Query, hits: list[Hit]) -> list[Hit]:
