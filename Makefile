@@ -29,7 +29,7 @@ $(VENV)/.installed: requirements.txt
 	$(PY) -m pip install -q -r requirements.txt
 	touch $@
 
-$(VENV)/.installed-dev: $(VENV)/.installed requirements-dev.txt
+$(VENV)/.installed-dev: $(VENV)/.installed requirements-dev.txt requirements-semantic.txt
 	$(PY) -m pip install -q -r requirements-dev.txt
 	touch $@
 
@@ -87,9 +87,11 @@ test-sqlite: $(VENV)/.installed-dev redis-server chromium
 test: lint test-postgres test-sqlite
 
 # The edit-test loop: everything but the real peers (live server processes, the conformance
-# suite, Redis fan-out, the browser), on the embedded SQLite, with nothing to install.
+# suite, Redis fan-out, the browser) and the semantic model, on the embedded SQLite, with
+# nothing to install.
 test-fast: $(VENV)/.installed-dev
-	env -u DATABASE_URL $(VENV)/bin/pytest -q -m "not live and not browser" --ignore=tests/live \
+	env -u DATABASE_URL $(VENV)/bin/pytest -q -m "not live and not browser and not semantic" \
+		--ignore=tests/live \
 		-p no:cacheprovider $(PYTEST_ARGS)
 
 # A live server process on its own database, driven by the SDK client, curl bytes and the suite.

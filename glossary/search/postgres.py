@@ -138,7 +138,7 @@ def _values(table: Table, q: Query, limit: int, now) -> dict:
     values["words"] = w_word if n > 1 else []
     # Every word's typo keys: the misspelled word is not always the longest.
     values["typo"] = list(dict.fromkeys(k for w in records for k in w.keys))
-    values["w_weight"] = [w.weight for w in records]
+    values["w_weight"] = q.weights
     values["use_trgm"] = q.fuzzy and len(q.key) <= TRIGRAM_MAX_CHARS
     values["trgm"] = q.key
     return values

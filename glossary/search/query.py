@@ -126,6 +126,17 @@ ENGLISH_STOP_WORDS = _forms(
     "s t d ll re ve m",  # "what's", "don't", "I'd", "we'll", "they're", "I've", "I'm"
 )
 STOP_WORDS = POLISH_STOP_WORDS | ENGLISH_STOP_WORDS | CHAT_WORDS
+# What makes a query a request for a concept rather than a statement of what it does or of a
+# problem it causes: asking, telling, the words of a chat. In a request the words that name
+# concepts say what it is about (`Query.weights`).
+REQUEST_CUES = CHAT_WORDS | _forms(
+    "wyjaśnij wytłumacz opowiedz podaj napisz pokaż powiedz opisz proszę definicja definicję "
+    "definicji znaczenie pojęcie pojęcia termin terminu hasło hasła hasłem chcę chce "
+    "chciałbym chciałabym przygotuj dodaj stwórz utwórz zrób streść podsumuj wypisz zredaguj "
+    "opisać wyjaśnić wytłumaczyć wyjaśniający wyjaśniającą",
+    "explain explaining explanation tell show give describe define definition meaning term "
+    "entry glossary write prepare draft summarize summarise add create list paste",
+)
 # The task around a request ("wyjaśnij użytkownikowi", "w jakich sytuacjach", "for the docs of
 # our project"): kept, since a glossary may name such a thing, but weighing a fraction of a
 # word that names a concept (ranking.FRAME_WORD_WEIGHT).
@@ -240,7 +251,7 @@ class Word(NamedTuple):
     stems: tuple[str, ...]
     keys: tuple[str, ...]  # one-deletion typo keys
     keys_text: str
-    weight: float  # of its idf when no candidate names it (ranking.OTHER_WORD_WEIGHT)
+    weight: float  # of its idf when no candidate names it (`Query.weights`)
 
 
 # Polish writes the v of a borrowed word as w ("server" -> "serwer", "provider" ->
@@ -279,7 +290,7 @@ def _analysis(text: str) -> tuple:
             stems=tuple(sorted(stems)),
             keys=keys,
             keys_text=" ".join(keys),
-            weight=FRAME_WORD_WEIGHT if folded in SOFT_FRAMES else OTHER_WORD_WEIGHT,
+            weight=FRAME_WORD_WEIGHT if folded in SOFT_FRAMES else 1.0,
         )
     )
 
@@ -325,12 +336,23 @@ class Query:
         self.words = [w.text for w in self.records]
         self.key = " ".join([w.folded for w in self.records])
         self.short = len(self.folded) <= SHORT_QUERY or (len(self.key) <= SHORT_QUERY)
+        self.request = any(w.folded in REQUEST_CUES for w in raw)
         self.fuzzy = any(w.keys for w in self.records)
         self.comparison = len(self.segments) > 1
 
     @cached_property
     def alternatives(self) -> list[list[str]]:
         return [list(w.stems) for w in self.records]
+
+    @cached_property
+    def weights(self) -> list[float]:
+        """Per subject word, the share of its idf it weighs when no candidate has it in its
+        names: a request frame's words little (SOFT_FRAMES); in a request (REQUEST_CUES) the
+        other words half (ranking.OTHER_WORD_WEIGHT), since the words that name concepts say
+        what it asks about; in a statement (a description, a symptom) all alike."""
+        if not self.request:
+            return [w.weight for w in self.records]
+        return [min(w.weight, OTHER_WORD_WEIGHT) for w in self.records]
 
     @cached_property
     def typo_keys(self) -> list[list[str]]:

@@ -133,9 +133,7 @@ def _rank(q: Query, rows, *, article: bool) -> list[tuple]:
     n = max(len(prepared), 1)
     df = [sum(1 for r in prepared if r[7][i] > 0) for i in range(len(q.words))]
     named = [any(r[7][i] == ranking.NAMES for r in prepared) for i in range(len(q.words))]
-    weights = [
-        ranking.idf(n, d) * (1.0 if named[i] else q.records[i].weight) for i, d in enumerate(df)
-    ]
+    weights = [ranking.idf(n, d) * (1.0 if named[i] else q.weights[i]) for i, d in enumerate(df)]
     out = []
     for pk, slug, title, summary, sort, folded, variants, covered, typo, levels in prepared:
         features = ranking.Features(

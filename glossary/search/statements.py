@@ -379,7 +379,7 @@ def _build(
     )
     level = "f.lv[w.i]"
     idf = ranking.IDF_SQL.format(n="d.nn", df="d.df")
-    # A word no candidate has in its names weighs `w.weight` (ranking.query_weight) of its
+    # A word no candidate has in its names weighs `w.weight` (query.Query.weights) of its
     # idf: the words that name concepts carry a request, the task around them does not.
     ctes.append(
         f"""idf AS (

@@ -97,7 +97,7 @@ def test_an_empty_search_is_a_miss(client, terms):
 def test_an_answer_of_guesses_is_a_miss(client, terms):
     """A search that found only the closest terms (marked weak: never empty) is recorded as
     the miss it is, like an empty one, so the misses report still lists it."""
-    arguments = {"query": "blorf serwerr"}
+    arguments = {"query": "blorf serwerowość"}
     response = _legacy(client, "tools/call", {"name": "search_term", "arguments": arguments})
     answer = response.json()["result"]["structuredContent"]
     assert answer["weak"] is True and answer["results"]

@@ -56,7 +56,7 @@ def test_a_typo_beside_a_correct_word_gets_did_you_mean(client, demo, query, mea
 def test_a_nonsense_query_with_words_gets_weak_candidates(client, demo, kind):
     """Never empty: when no word matches, /search lists the closest entries (terms, or the
     articles about them), every one `weak`, with `X-WP-Search-Weak: 1`."""
-    response = _search(client, search="blorf serwerr", type=kind)
+    response = _search(client, search="blorf serwerowość", type=kind)
     items = response.json()
     assert items and all(item["weak"] for item in items)
     assert response[WEAK] == "1"
@@ -103,7 +103,7 @@ def test_the_headers_are_documented_and_exposed(client, demo):
     ("params", "queries"),
     [
         ({"search": "serwr mcp"}, 2),  # the content state, the engine
-        ({"search": "blorf serwerr"}, 3),  # the closest names too
+        ({"search": "blorf serwerowość"}, 3),  # the closest names too
         ({"search": "serwr mcp", "type": "article"}, 2),
     ],
 )

@@ -107,6 +107,7 @@ def _slugs(candidates) -> list[str]:
     return [names[pk] for pk, _score in candidates]
 
 
+@pytest.mark.semantic
 def test_drafts_and_future_terms_are_never_candidates(model):
     """Only published terms are candidates: a draft or a term scheduled for later whose
     text is the query itself is not returned."""
@@ -119,6 +120,7 @@ def test_drafts_and_future_terms_are_never_candidates(model):
     assert slugs == ["sesja"]
 
 
+@pytest.mark.semantic
 def test_candidates_are_ordered_scored_and_limited(model):
     """Candidates come best first as (term id, cosine similarity in [-1, 1]); `limit` is
     clamped to 1..100 and a limit that is not a number means 10."""
@@ -133,6 +135,7 @@ def test_candidates_are_ordered_scored_and_limited(model):
     assert len(semantic.semantic_candidates("definicja", 10_000)) == 12
 
 
+@pytest.mark.semantic
 @pytest.mark.parametrize("query", ["sesja \ud800 serwera", "sesja\x00serwera", "ś" * 5_000])
 def test_hostile_query_text_never_fails(model, query):
     """A lone surrogate, a NUL or a very long query is embedded like any text, never an
@@ -141,12 +144,14 @@ def test_hostile_query_text_never_fails(model, query):
     assert _slugs(semantic.semantic_candidates(query, 10)) == ["sesja"]
 
 
+@pytest.mark.semantic
 def test_empty_glossary_has_no_candidates(model):
     """With no published term there is nothing to rank: [] (and no error)."""
     make_draft_term("Szkic")
     assert semantic.semantic_candidates("cokolwiek", 10) == []
 
 
+@pytest.mark.semantic
 def test_unchanged_content_costs_one_query_and_an_edit_two(model):
     """A search reads the content state (1 query) and, only when the content changed since
     the last search, the published terms' texts (1 more); an edit is seen by the next search."""
@@ -165,6 +170,7 @@ def test_unchanged_content_costs_one_query_and_an_edit_two(model):
     assert dict(first)[cache.pk] != dict(after)[cache.pk]
 
 
+@pytest.mark.semantic
 def test_an_edit_reembeds_only_the_changed_term(model):
     """Vectors are kept per text: after one term changes, only that term is embedded again."""
     terms = [make_term(f"Pojęcie {i}", short_definition=f"Definicja {i}.") for i in range(5)]
@@ -189,6 +195,7 @@ def test_an_edit_reembeds_only_the_changed_term(model):
     assert embedded == ["Pojęcie 2: Zupełnie inna treść."]
 
 
+@pytest.mark.semantic
 def test_warm_builds_the_index_ahead_of_the_first_search(model):
     """`warm()` embeds the published terms, so the first search embeds only its query."""
     make_term("Sesja", short_definition="Stan wspólny klienta i serwera.")
@@ -354,6 +361,7 @@ def test_description_set_covers_the_classes():
     assert len({q for _c, q, _r in DESCRIPTIONS}) == len(DESCRIPTIONS)
 
 
+@pytest.mark.semantic
 def test_description_relevance_report(description_ranks, capsys):
     """Prints MRR per class for the semantic arm and the lexical engine, and holds the
     semantic arm's floor over descriptions that do not name the term."""
@@ -373,12 +381,14 @@ def test_description_relevance_report(description_ranks, capsys):
     assert mean([r[2] for r in description_ranks]) >= SEMANTIC_MRR_FLOOR
 
 
+@pytest.mark.semantic
 def test_a_symptom_finds_the_term_that_explains_it(description_ranks):
     """The issue's example symptom finds the session term first."""
     row = next(r for r in description_ranks if r[1].startswith("serwer zwraca mi błąd"))
     assert row[2] == 1.0
 
 
+@pytest.mark.semantic
 def test_an_english_description_finds_the_polish_term(description_ranks):
     """English descriptions find the Polish terms: at least 8 of 10 right in the top 3."""
     english = [r for r in description_ranks if r[0] == "en"]
