@@ -160,3 +160,39 @@ def typo_keys(name: str) -> str:
     for word in words(fold(name)):
         keys.update(dict.fromkeys(deletion_keys(word)))
     return f" {' '.join(keys)} " if keys else ""
+
+
+# Colloquial Polish derives words from a term's name: diminutives ("tokenik", "agencik",
+# "backupik", "dokerka"), verbs and their nouns from a borrowed name ("promptowanie",
+# "debugować", "curlnąć"). Stem endings such a word has and its base has not, longest first;
+# a "c" before a diminutive "ik" was a "t" ("agent" -> "agencik").
+# Each ending with the shortest base it leaves: the endings that also close ordinary stems
+# ("rozmow", "kolejk") need a longer one, or their base would begin too many other words.
+_DERIVED_STEM_ENDINGS = (("owan", 4), ("ow", 5), ("ik", 4), ("yk", 5), ("ek", 5), ("k", 5))
+_DERIVED_WORD_ENDINGS = ("nąć", "nął", "nęła", "nęli", "nij")
+DERIVED_BASE_MIN = 4
+
+
+def derived_bases(word: str) -> list[str]:
+    """Stems of the base a colloquial derivation of a name may come from, beyond the
+    stemmer's inflection: a diminutive's noun, a borrowed verb's or its noun's name
+    ("tokenika" -> token, "agencik" -> agent, "promptowania" -> prompt, "curlnąć" -> curl).
+    Empty for words whose base would be too short to name anything alone."""
+    out = []
+    for ending in _DERIVED_WORD_ENDINGS:
+        if word.endswith(ending) and len(word) - len(ending) >= DERIVED_BASE_MIN:
+            out.append(fold(word[: -len(ending)]))
+            break
+    s = stem(word)
+    for ending, shortest in _DERIVED_STEM_ENDINGS:
+        # A bare "k" is a diminutive's only when an ending followed it ("dokerka"), not a
+        # word's own last letter ("slownk", a typo).
+        if ending == "k" and len(s) >= len(word):
+            continue
+        if s.endswith(ending) and len(s) - len(ending) >= shortest:
+            base = s[: -len(ending)]
+            out.append(base)
+            if ending == "ik" and base.endswith("c"):
+                out.append(base[:-1] + "t")
+            break
+    return out

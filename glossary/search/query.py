@@ -27,6 +27,7 @@ from ..polish import fold
 from ..stemming import (
     TYPO_MIN_LENGTH,
     deletion_keys,
+    derived_bases,
     english_singulars,
     polish_alternations,
     query_stems,
@@ -277,6 +278,7 @@ def _analysis(text: str) -> tuple:
     folded = fold(text)
     # Its stems: `query_stems`, an English plural's singular, a Polish alternation's base.
     stems = {*query_stems(text), *english_singulars(text), *polish_alternations(text)}
+    stems.update(derived_bases(text))
     stems.update(polish_spellings(text))
     keys = _keys(folded)
     return tuple(

@@ -6,7 +6,9 @@ The glossaries: `demo` (glossary/demo/, what `manage.py load_demo` loads) and `i
 120 terms on databases, networks, DevOps and the web, in `infra/terms.json`, the import
 format). The queries of a glossary are `<glossary>.json`: per class, rows of
 `[query, slug]` or `[query, slug, second acceptable slug]`. A query's rank is the position of
-the first acceptable slug in `term_search`'s top ten, `None` when it is not there.
+the first acceptable slug in the top ten of `find_terms` (what the MCP tool `search_term`,
+the REST `/search` route and the search page answer: the engine's hits, or its closest
+guesses when nothing matched), `None` when it is not there.
 
 The queries were written without looking at the engine and are not to be tuned to it: a query
 that fails is a finding, not a typo to fix.
@@ -100,13 +102,13 @@ def run(glossary: str) -> list[Result]:
     """Load `glossary` in a transaction, search every one of its queries, roll back."""
     from django.db import transaction
 
-    from glossary.search import term_search
+    from glossary.search import find_terms
 
     results = []
     with transaction.atomic():
         load(glossary)
         for query in queries(glossary):
-            top = tuple(hit.slug for hit in term_search(query=query.text, limit=TOP))
+            top = tuple(hit.slug for hit in find_terms(query=query.text, limit=TOP).hits)
             rank = next((i for i, slug in enumerate(top, 1) if slug in query.expected), None)
             results.append(Result(query, rank, top))
         transaction.set_rollback(True)
