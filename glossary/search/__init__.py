@@ -76,8 +76,8 @@ class Hit:
     score: float
     match: str = ""  # which tier matched: "name", "synonym", "prefix", "words", "fuzzy", ...
     query: Query | None = field(default=None, repr=False, compare=False)
-    # A guess, not a match: the entry shares only some of the query's words, or the engine
-    # found nothing and this is the closest candidate (`find_terms`).
+    # A guess, not a match: the entry has too little of the query's weight (`ranking.weak`),
+    # or the engine found nothing and this is the closest candidate (`find_terms`).
     weak: bool = False
 
     @property
@@ -141,14 +141,15 @@ _ARTICLE_LABELS = {
 def _hits(kind: str, q: Query, rows, *, article: bool = False) -> list[Hit]:
     labels = _ARTICLE_LABELS if article else _TERM_LABELS
     words = list(range(len(q.words)))
-    coverage, score = ranking.COVERAGE, ranking.score
+    coverage, score, weak = ranking.COVERAGE, ranking.score, ranking.weak
     out = []
     for pk, slug, title, summary, rank, value, close, levels in rows:
         if rank == coverage:
             match = ranking.coverage_label(levels or [], words, article=article)
         else:
             match, value = labels.get(rank, ""), close
-        hit = Hit(kind, pk, slug, title, summary, score(rank, value), match, q, match == "partial")
+        hit = Hit(kind, pk, slug, title, summary, score(rank, value), match, q, weak(rank, value))
+        object.__setattr__(hit, "levels", tuple(levels or ()))
         out.append(hit)
     return out
 
@@ -172,26 +173,18 @@ def term_search(*, query: str, limit: int = 10) -> list[Hit]:
     return hits[:limit]
 
 
-# The semantic arm (glossary/search/semantic.py, off unless configured) reranks what the
-# words found only in definitions and bodies, or nothing: a name the query names stays first.
-# How many lexical hits it reranks (and closest terms in meaning it adds), the lexical
-# score's share of the blend, and the coverage of the query's weight under which the words
-# leave the answer open (measured on the relevance suites: docs/benchmarks.md, "Search by
-# meaning").
+# The semantic arm (glossary/search/semantic.py, off unless configured) reranks the answers
+# whose best hit is a guess, or that have none: a name the query names stays first. How many
+# lexical hits it reranks (and closest terms in meaning it adds) and the lexical score's share
+# of the blend (measured on the relevance suites: docs/benchmarks.md, "Search by meaning").
 MEANING_POOL = 20
 MEANING_LEXICAL_SHARE = 0.35
-MEANING_BELOW = 0.6
-_WORDS_ONLY = frozenset({"definition", "body", "partial"})
 
 
 def _uncertain(hits: list[Hit]) -> bool:
-    """Whether the words alone leave the answer open: no hit, or a best hit that matched
-    only in texts and covers less than MEANING_BELOW of the query's weight."""
-    if not hits:
-        return True
-    top = hits[0]
-    covered = top.score * (ranking.TOP + 1) - ranking.COVERAGE  # `ranking.score` undone
-    return top.match in _WORDS_ONLY and covered < MEANING_BELOW
+    """Whether the words alone leave the answer open: no hit, or a best hit that is a guess
+    (`ranking.weak`: it matched only in texts, and too little of the query's weight)."""
+    return not hits or hits[0].weak
 
 
 def _with_meaning(query: str, q: Query, hits: list[Hit]) -> list[Hit]:

@@ -29,6 +29,9 @@ FIELD_WEIGHTS = {NAMES: 1.0, DEFINITION: 0.6, BODY: 0.3, ABSENT: 0.0}
 # "sytuacjach", "docs": query.SOFT_FRAMES) least.
 OTHER_WORD_WEIGHT = 0.5
 FRAME_WORD_WEIGHT = 0.15
+# A coverage match is a guess ("weak") below this share of the query's weight: the words it
+# has say too little of what the query asks (the semantic arm, when on, is consulted then).
+CONFIDENT_COVERAGE = 0.6
 
 
 @dataclass(frozen=True)
@@ -132,3 +135,8 @@ def score(rank: int, closeness: float) -> float:
     if rank >= TOP:
         return 1.0
     return round((rank + min(max(closeness, 0.0), 0.99)) / (TOP + 1), 4)
+
+
+def weak(rank: int, value: float) -> bool:
+    """Whether a hit of tier `rank` and coverage `value` is a guess (CONFIDENT_COVERAGE)."""
+    return rank <= COVERAGE and value < CONFIDENT_COVERAGE
