@@ -109,3 +109,31 @@ def test_a_query_sharing_only_a_word_beginning_gets_weak_guesses(glossary):
     answer = search.find_terms(query="agentowość kwiatowa")
     assert answer.hits and answer.weak
     assert answer.hits[0].slug == "agent" and answer.hits[0].weak
+
+
+def test_the_debug_mode_explains_the_reading_and_the_ranking(glossary):
+    """`explain` says which words were kept (with stems and weights) and which frames were
+    dropped, how typos were read, and per hit its tier and where each word was found."""
+    from glossary.search.explain import explain
+
+    report = explain("wyjaśnij użytkownikowi limit okna kontesktowe")
+    assert report["request"] is True
+    assert "wyjaśnij" in report["dropped"]
+    kept = {w["word"]: w for w in report["words"]}
+    assert kept["użytkownikowi"]["weight_unless_named"] == FRAME_WORD_WEIGHT
+    assert report["corrections"] == {"kontesktowe": "kontekstowe"}
+    top = report["hits"][0]
+    assert top["slug"] == "okno-kontekstowe"
+    assert top["found_in"]["okna"] == "names" and top["found_in"]["kontesktowe"] == "names"
+
+
+def test_explain_search_prints_json(glossary):
+    """`manage.py explain_search` prints the same account as JSON."""
+    import json
+    from io import StringIO
+
+    from django.core.management import call_command
+
+    out = StringIO()
+    call_command("explain_search", "agencik", stdout=out)
+    assert json.loads(out.getvalue())["hits"][0]["slug"] == "agent"
