@@ -158,6 +158,13 @@ class TermAdminForm(EntryAdminForm):
         help_text="Jeden w wierszu, spośród synonimów: wyszukiwarka je zna, ale w innych "
         "tekstach nie stają się odnośnikiem. Dla zwykłych słów (np. „serwer”, „klient”).",
     )
+    asked_as = SynonymsField(
+        label="Pytano też jako",
+        required=False,
+        help_text="Jedno zapytanie w wierszu: jak pytali czytelnicy i agenci, którzy szukali "
+        "tego pojęcia. Wyszukiwarka traktuje je jak synonimy; nigdy nie stają się "
+        "odnośnikiem i nie są nigdzie pokazywane.",
+    )
 
     class Meta:
         model = Term
@@ -168,6 +175,9 @@ class TermAdminForm(EntryAdminForm):
             "body",
             "synonyms",
             "unlinked_synonyms",
+            "english_name",
+            "english_definition",
+            "asked_as",
             "categories",
             "related",
             "status",
