@@ -475,14 +475,16 @@ class RevisionSerializer(ReadSerializer):
     fields = serializers.DictField(
         read_only=True,
         help_text="Pozostałe pola wpisu w tej rewizji, pod nazwami API (np. synonyms, "
-        "categories, related; terms, series, series_order, author).",
+        "english_name, asked_as, categories, related; terms, series, series_order, author).",
     )
 
     # entry kind -> (title, excerpt, {model field: API name} of the other fields)
     SHAPES = {
         "term": ("name", "short_definition", {
             "synonyms": "synonyms", "categories": "categories", "related": "related",
-            "published_at": "date", "autolink": "autolink", "linkable": "linkable"}),
+            "published_at": "date", "autolink": "autolink", "linkable": "linkable",
+            "english_name": "english_name", "english_definition": "english_definition",
+            "asked_as": "asked_as"}),
         "article": ("title", "lead", {
             "terms": "terms", "series_id": "series", "series_order": "series_order",
             "author_id": "author", "published_at": "date", "autolink": "autolink"}),
