@@ -22,6 +22,7 @@ from .models import (
     Status,
     Term,
     clean_synonyms,
+    plain_texts,
 )
 from .polish import fold, polish_slugify
 from .stemming import stem, words
@@ -42,11 +43,13 @@ class SynonymsField(forms.Field):
         if value in self.empty_values:
             return []
         try:
-            return clean_synonyms(value)
+            synonyms = clean_synonyms(value)
         except ValidationError as exc:
             raise ValidationError(
                 self.error_messages["invalid_synonyms"], code="invalid_synonyms"
             ) from exc
+        # Checked here, not only by the model: the form's warnings query with these phrases.
+        return plain_texts(synonyms)
 
     def has_changed(self, initial, data):
         try:

@@ -389,10 +389,11 @@ class Term(Publishable):
                 setattr(self, name, plain_text(getattr(self, name)))
             except ValidationError as exc:
                 errors[name] = exc
-        try:
-            plain_texts(self.asked_as)
-        except ValidationError as exc:
-            errors["asked_as"] = exc
+        for name in ("synonyms", "asked_as"):
+            try:
+                plain_texts(getattr(self, name))
+            except ValidationError as exc:
+                errors[name] = exc
         if errors:
             raise ValidationError(errors)
         if self.status == Status.PUBLISHED and not self.short_definition.strip():
@@ -440,7 +441,7 @@ def plain_text(value: str) -> str:
 
 
 def plain_texts(items: list[str]) -> list[str]:
-    """`plain_text` of each item of a list (asked-as phrases), refused as a whole."""
+    """`plain_text` of each item of a list (synonyms, asked-as phrases), refused as a whole."""
     return [plain_text(item) for item in items]
 
 

@@ -120,10 +120,10 @@ class _RowCheck:
             self.error(key, f"{label} ma {len(value)} znaków, dozwolone {max_length}.", "too_long")
         return value
 
-    def phrases(self, key: str) -> list[str] | None:
-        """An optional list of phrases kept like synonyms (`clean_synonyms`), each plain
-        text; None when absent."""
-        if key not in self.data:
+    def phrases(self, key: str, *, optional: bool = False) -> list[str] | None:
+        """A list of phrases kept like synonyms (`clean_synonyms`), each plain text; absent
+        is an empty list, or None when `optional`."""
+        if optional and key not in self.data:
             return None
         value = self.text_list(key)
         if value is None:
@@ -169,12 +169,12 @@ def _check_term_row(check: _RowCheck) -> _TermRow | None:
     if status == Status.PUBLISHED and short_definition == "":
         check.error("short_definition", DEFINITION_REQUIRED, "definition_required")
 
-    synonyms = check.text_list("synonyms")
+    synonyms = check.phrases("synonyms")
     english_name = check.plain_text("english_name", "Nazwa angielska", _ENGLISH_MAX["english_name"])
     english_definition = check.plain_text(
         "english_definition", "Definicja angielska", _ENGLISH_MAX["english_definition"]
     )
-    asked_as = check.phrases("asked_as")
+    asked_as = check.phrases("asked_as", optional=True)
     categories = check.text_list("categories")
     if categories is not None:
         seen, cleaned = set(), []
@@ -206,7 +206,7 @@ def _check_term_row(check: _RowCheck) -> _TermRow | None:
         slug=slug,
         short_definition=short_definition,
         body=body,
-        synonyms=clean_synonyms(synonyms),
+        synonyms=synonyms,
         categories=categories,
         related=related,
         status=status,

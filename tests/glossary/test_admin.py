@@ -552,6 +552,10 @@ VALIDATION_CASES = [
         "control_characters", id="asked-as-nul",
     ),
     pytest.param(
+        Term, lambda s: term_form(name="Nowe", synonyms="jeden\nz\x00nulem"), "synonyms",
+        "control_characters", id="synonym-nul",
+    ),
+    pytest.param(
         Article, lambda s: article_form(title="Drugi", series=s.pk), "series_order",
         "series_order_required", id="series-without-order",
     ),

@@ -197,6 +197,7 @@ def test_every_invalid_row_is_reported_and_nothing_is_written(tmp_path):
         term_row("ang-nul", english_name="Tool\x00call", english_definition=7),  # 16
         term_row("pytano", asked_as="jedno"),  # 17
         term_row("pytano-nul", asked_as=["dobre", "złe\x01"]),  # 18
+        term_row("synonim-nul", synonyms=["z\x00nulem"]),  # 19
     ]
     errors = import_errors(items)
 
@@ -221,6 +222,7 @@ def test_every_invalid_row_is_reported_and_nothing_is_written(tmp_path):
         ("element 16 (slug „ang-nul”)", "english_definition", "invalid_type"),
         ("element 17 (slug „pytano”)", "asked_as", "invalid_type"),
         ("element 18 (slug „pytano-nul”)", "asked_as", "control_characters"),
+        ("element 19 (slug „synonim-nul”)", "synonyms", "control_characters"),
     ]
     assert snapshot() == before
 
