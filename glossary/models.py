@@ -394,18 +394,14 @@ class Term(Publishable):
                 plain_texts(getattr(self, name))
             except ValidationError as exc:
                 errors[name] = exc
-        if errors:
-            raise ValidationError(errors)
         if self.status == Status.PUBLISHED and not self.short_definition.strip():
-            raise ValidationError(
-                {
-                    "short_definition": ValidationError(
-                        DEFINITION_REQUIRED, code="definition_required"
-                    )
-                }
+            errors["short_definition"] = ValidationError(
+                DEFINITION_REQUIRED, code="definition_required"
             )
         if self.slug and self.slug != polish_slugify(self.slug):
-            raise ValidationError({"slug": ValidationError(INVALID_SLUG, code="invalid_slug")})
+            errors["slug"] = ValidationError(INVALID_SLUG, code="invalid_slug")
+        if errors:
+            raise ValidationError(errors)
 
     def refresh_derived(self) -> None:
         super().refresh_derived()

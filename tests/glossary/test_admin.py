@@ -621,6 +621,19 @@ def test_term_form_edits_the_english_name_definition_and_asked_as(editor_client)
     assert "jak model odpala funkcję\nfunction calling</textarea>" in page
 
 
+def test_the_term_rules_are_reported_together(editor_client):
+    """The model's rules are checked together: a plain-text error and a missing definition
+    are both on the form at once, so the editor fixes them in one pass."""
+    response = editor_client.post(
+        admin_url(Term, "add"),
+        term_form(name="Nowe", status="published", english_definition="a\x01b"),
+    )
+    assert response.status_code == 200
+    errors = response.context["adminform"].form.errors.as_data()
+    assert [e.code for e in errors["english_definition"]] == ["control_characters"]
+    assert [e.code for e in errors["short_definition"]] == ["definition_required"]
+
+
 def test_changing_a_published_term_keeps_its_rules(editor_client):
     """Clearing the definition of a published term is refused on the change form."""
     term = make_term("Agent")
