@@ -9,7 +9,7 @@ and `_embedded` holds, per `RELATIONS`, the linked entries' cards (`CARDS`).
 tests/api/test_rowjson.py compares the two forms byte for byte on both databases.
 
 Kinds (the value for `source`):
-- `column`: the model field as it is;
+- `column`: the model field as it is (a plain-text column as a JSON string);
 - `kind`: the object's type (`term`, `article`, a taxonomy's name);
 - `page`: the public address of the entry (`links.page` from its slug);
 - `local_date`/`utc_date`: the first of the fields that is set, WordPress's `date`
@@ -73,8 +73,12 @@ FIELDS: dict[str, tuple[Field, ...]] = {
     "term": (
         *_common("name", "short_definition"),
         Field("synonyms", "strings", ("synonyms",), VIEW_EDIT),
+        Field("english_name", "column", ("english_name",), VIEW_EDIT),
+        Field("english_definition", "column", ("english_definition",), VIEW_EDIT),
         Field("categories", "link_ids", ("categories",), VIEW_EDIT),
         Field("related", "link_ids", ("related",), VIEW_EDIT),
+        # Editorial: what readers asked when they looked for the term; never shown to them.
+        Field("asked_as", "strings", ("asked_as",), EDIT),
     ),
     "article": (
         *_common("title", "lead"),

@@ -171,7 +171,18 @@ class TermSerializer(EntryReadSerializer):
     CONTEXTS = declared.contexts("term")
 
     synonyms = serializers.ListField(child=serializers.CharField(), read_only=True)
+    english_name = serializers.CharField(
+        read_only=True, help_text="Nazwa angielska (zwykły tekst; pusta, gdy jej nie podano)."
+    )
+    english_definition = serializers.CharField(
+        read_only=True, help_text="Krótka definicja po angielsku (zwykły tekst)."
+    )
     categories = serializers.ListField(child=serializers.IntegerField(), read_only=True)
+    asked_as = serializers.ListField(
+        child=serializers.CharField(),
+        read_only=True,
+        help_text="Pytano też jako: zapytania przypisane przez redakcję (tylko context=edit).",
+    )
     related = serializers.ListField(
         child=serializers.IntegerField(),
         read_only=True,
@@ -382,6 +393,21 @@ class TermWriteSerializer(EntryWriteSerializer):
         required=False,
         max_length=200,
     )
+    english_name = serializers.CharField(
+        max_length=_max(Term, "english_name"), required=False, allow_blank=True,
+        help_text="Nazwa angielska: zwykły tekst w jednym wierszu.",
+    )  # fmt: skip
+    english_definition = serializers.CharField(
+        max_length=_max(Term, "english_definition"), required=False, allow_blank=True,
+        help_text="Krótka definicja po angielsku: zwykły tekst w jednym wierszu.",
+    )  # fmt: skip
+    asked_as = serializers.ListField(
+        child=serializers.CharField(max_length=200, allow_blank=True),
+        required=False,
+        max_length=200,
+        help_text="Pytano też jako: wyszukiwarka traktuje je jak synonimy; nie są linkowane "
+        "ani pokazywane czytelnikom.",
+    )
     categories = id_list("Identyfikatory kategorii.")
     related = id_list("Identyfikatory powiązanych pojęć.")
 
@@ -455,14 +481,16 @@ class RevisionSerializer(ReadSerializer):
     fields = serializers.DictField(
         read_only=True,
         help_text="Pozostałe pola wpisu w tej rewizji, pod nazwami API (np. synonyms, "
-        "categories, related; terms, series, series_order, author).",
+        "english_name, asked_as, categories, related; terms, series, series_order, author).",
     )
 
     # entry kind -> (title, excerpt, {model field: API name} of the other fields)
     SHAPES = {
         "term": ("name", "short_definition", {
             "synonyms": "synonyms", "categories": "categories", "related": "related",
-            "published_at": "date", "autolink": "autolink", "linkable": "linkable"}),
+            "published_at": "date", "autolink": "autolink", "linkable": "linkable",
+            "english_name": "english_name", "english_definition": "english_definition",
+            "asked_as": "asked_as"}),
         "article": ("title", "lead", {
             "terms": "terms", "series_id": "series", "series_order": "series_order",
             "author_id": "author", "published_at": "date", "autolink": "autolink"}),

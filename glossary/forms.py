@@ -22,6 +22,7 @@ from .models import (
     Status,
     Term,
     clean_synonyms,
+    plain_texts,
 )
 from .polish import fold, polish_slugify
 from .stemming import stem, words
@@ -42,11 +43,13 @@ class SynonymsField(forms.Field):
         if value in self.empty_values:
             return []
         try:
-            return clean_synonyms(value)
+            synonyms = clean_synonyms(value)
         except ValidationError as exc:
             raise ValidationError(
                 self.error_messages["invalid_synonyms"], code="invalid_synonyms"
             ) from exc
+        # Checked here, not only by the model: the form's warnings query with these phrases.
+        return plain_texts(synonyms)
 
     def has_changed(self, initial, data):
         try:
@@ -158,6 +161,13 @@ class TermAdminForm(EntryAdminForm):
         help_text="Jeden w wierszu, spośród synonimów: wyszukiwarka je zna, ale w innych "
         "tekstach nie stają się odnośnikiem. Dla zwykłych słów (np. „serwer”, „klient”).",
     )
+    asked_as = SynonymsField(
+        label="Pytano też jako",
+        required=False,
+        help_text="Jedno zapytanie w wierszu: jak pytali czytelnicy i agenci, którzy szukali "
+        "tego pojęcia. Wyszukiwarka traktuje je jak synonimy; nigdy nie stają się "
+        "odnośnikiem i nie są nigdzie pokazywane.",
+    )
 
     class Meta:
         model = Term
@@ -168,6 +178,9 @@ class TermAdminForm(EntryAdminForm):
             "body",
             "synonyms",
             "unlinked_synonyms",
+            "english_name",
+            "english_definition",
+            "asked_as",
             "categories",
             "related",
             "status",

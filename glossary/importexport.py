@@ -5,9 +5,9 @@ export rows back into text; it never touches the database. Checking values again
 other and against the database, and writing, is `glossary.importing.import_terms`'s job, so
 a parse problem and a content problem are reported together, in one list of `RowError`s.
 
-CSV list cells (synonyms, categories, related) hold items joined with " | ". A literal "|"
-or "\\" inside an item is written as "\\|" or "\\\\", so every value survives a round trip;
-any other backslash is kept as it is.
+CSV list cells (synonyms, categories, related, asked_as) hold items joined with " | ". A
+literal "|" or "\\" inside an item is written as "\\|" or "\\\\", so every value survives a
+round trip; any other backslash is kept as it is.
 """
 
 import csv
@@ -25,8 +25,11 @@ TERM_FIELDS = (
     "categories",
     "related",
     "status",
+    "english_name",
+    "english_definition",
+    "asked_as",
 )
-LIST_FIELDS = frozenset({"synonyms", "categories", "related"})
+LIST_FIELDS = frozenset({"synonyms", "categories", "related", "asked_as"})
 ARTICLE_FIELDS = ("title", "slug", "lead", "body", "terms", "series", "series_order", "status")
 FORMATS = ("json", "csv")
 LIST_SEPARATOR = " | "

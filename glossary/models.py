@@ -43,6 +43,10 @@ DEFINITION_REQUIRED = "Opublikowane pojęcie musi mieć krótką definicję."
 INVALID_SLUG = "Slug może zawierać tylko małe litery a–z, cyfry i myślniki."
 SELF_RELATED = "Pojęcie nie może być powiązane samo ze sobą."
 SERIES_ORDER_REQUIRED = "Artykuł w serii musi mieć numer kolejny."
+PLAIN_TEXT_ONLY = "Tu wpisuje się zwykły tekst: bez znaków sterujących (np. NUL)."
+# Characters a plain-text field refuses once its whitespace is collapsed: the C0 and C1
+# controls (PostgreSQL rejects NUL in text and in JSON alike).
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 
 
 # The route of each kind of entry's page, and of its Markdown alternate (glossary/urls.py).
@@ -379,16 +383,25 @@ class Term(Publishable):
         super().clean()
         self.synonyms = clean_synonyms(self.synonyms)
         self.asked_as = clean_synonyms(self.asked_as)
+        errors = {}
+        for name in ENGLISH_FIELDS:
+            try:
+                setattr(self, name, plain_text(getattr(self, name)))
+            except ValidationError as exc:
+                errors[name] = exc
+        for name in ("synonyms", "asked_as"):
+            try:
+                plain_texts(getattr(self, name))
+            except ValidationError as exc:
+                errors[name] = exc
         if self.status == Status.PUBLISHED and not self.short_definition.strip():
-            raise ValidationError(
-                {
-                    "short_definition": ValidationError(
-                        DEFINITION_REQUIRED, code="definition_required"
-                    )
-                }
+            errors["short_definition"] = ValidationError(
+                DEFINITION_REQUIRED, code="definition_required"
             )
         if self.slug and self.slug != polish_slugify(self.slug):
-            raise ValidationError({"slug": ValidationError(INVALID_SLUG, code="invalid_slug")})
+            errors["slug"] = ValidationError(INVALID_SLUG, code="invalid_slug")
+        if errors:
+            raise ValidationError(errors)
 
     def refresh_derived(self) -> None:
         super().refresh_derived()
@@ -407,6 +420,25 @@ class Term(Publishable):
         self.stems_definition = document_stems(self.short_definition, self.english_definition)
         self.stems_body = document_stems(self.body)
         self.typo_keys = typo_keys(self.name)
+
+
+# A term's English name and short definition: one line of plain text each (`plain_text`).
+ENGLISH_FIELDS = ("english_name", "english_definition")
+
+
+def plain_text(value: str) -> str:
+    """`value` as a plain-text field stores it (the English name and definition): one line,
+    whitespace collapsed; a control character left after that (NUL, \\x01…) is refused with
+    the code `control_characters`. The admin, the import and the REST API all check here."""
+    text = " ".join(value.split())
+    if _CONTROL.search(text):
+        raise ValidationError(PLAIN_TEXT_ONLY, code="control_characters")
+    return text
+
+
+def plain_texts(items: list[str]) -> list[str]:
+    """`plain_text` of each item of a list (synonyms, asked-as phrases), refused as a whole."""
+    return [plain_text(item) for item in items]
 
 
 def clean_synonyms(value) -> list[str]:

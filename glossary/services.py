@@ -355,8 +355,9 @@ def _conflict(exc: IntegrityError) -> ValidationError:
 
 def write_term(*, editor, changes: dict, term: Term | None = None, via: str = "REST API") -> Term:
     """Create (`term` None) or update one term from `changes` (the model's field names:
-    `name`, `slug`, `short_definition`, `body`, `synonyms`, `categories` and `related` as ids,
-    `status`, `published_at`), validated like the admin's form, saved by `save_term`. The
+    `name`, `slug`, `short_definition`, `body`, `synonyms`, `english_name`,
+    `english_definition`, `asked_as`, `categories` and `related` as ids, `status`,
+    `published_at`), validated like the admin's form, saved by `save_term`. The
     term's `warnings` list what the admin would have asked to confirm."""
     created = term is None
     form = _validated_form(TermAdminForm, term or Term(), changes)

@@ -234,6 +234,8 @@ class TermViewSet(EntryViewSet):
         "name": "title", "body": "content", "short_definition": "excerpt",
         "published_at": "date", "slug": "slug", "synonyms": "synonyms",
         "categories": "categories", "related": "related", "status": "status",
+        "english_name": "english_name", "english_definition": "english_definition",
+        "asked_as": "asked_as",
         "code:duplicate_name": "title", "code:definition_required": "excerpt",
         "code:published_at_required": "date", "code:conflict": "slug",
     }  # fmt: skip
@@ -244,7 +246,8 @@ class TermViewSet(EntryViewSet):
         # What the read serializer shows of a published term (readers' compiled reads; no
         # created_at: a published entry always has its publication date, a constraint).
         row_fields=("id", "status", "published_at", "updated_at", "name", "slug",
-                    "short_definition", "body_html", "synonyms"),
+                    "short_definition", "body_html", "synonyms", "english_name",
+                    "english_definition"),
         deferred=("search_text", "search_names", "stems_names", "stems_definition",
                   "stems_body", "typo_keys", "name_folded", "sort_key", "letter"),
         links=lambda pks, drafts: selectors.term_links(pks=pks, include_drafts=drafts),

@@ -410,6 +410,8 @@ class TermAdmin(PublishableAdmin):
     autocomplete_fields = ("categories", "related")
     fieldsets = (
         (None, {"fields": ("name", "slug", "short_definition", "body", "synonyms")}),
+        ("Po angielsku", {"fields": ("english_name", "english_definition")}),
+        ("Wyszukiwanie", {"fields": ("asked_as",)}),
         ("Powiązania", {"fields": ("categories", "related")}),
         (
             "Linkowanie pojęć",

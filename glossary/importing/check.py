@@ -5,9 +5,12 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from django.core.exceptions import ValidationError
+
 from ..importexport import ARTICLE_FIELDS, TERM_FIELDS, ImportErrors, RowError, SourceRow
 from ..models import (
     DEFINITION_REQUIRED,
+    ENGLISH_FIELDS,
     INVALID_SLUG,
     SELF_RELATED,
     Article,
@@ -15,6 +18,8 @@ from ..models import (
     Status,
     Term,
     clean_synonyms,
+    plain_text,
+    plain_texts,
 )
 from ..polish import polish_slugify
 
@@ -33,6 +38,7 @@ def _max_length(model, name: str) -> int:
 _TERM_NAME_MAX = _max_length(Term, "name")
 _TERM_SLUG_MAX = _max_length(Term, "slug")
 _DEFINITION_MAX = _max_length(Term, "short_definition")
+_ENGLISH_MAX = {name: _max_length(Term, name) for name in ENGLISH_FIELDS}
 _CATEGORY_NAME_MAX = _max_length(Category, "name")
 _TITLE_MAX = _max_length(Article, "title")
 _ARTICLE_SLUG_MAX = _max_length(Article, "slug")
@@ -51,6 +57,11 @@ class _TermRow:
     categories: list[str]  # names, whitespace collapsed, distinct case-insensitively
     related: list[str]
     status: str
+    # Optional columns: None when the file leaves them out, and a listed term keeps what it
+    # has (a file written before they existed erases no editor's work).
+    english_name: str | None = None
+    english_definition: str | None = None
+    asked_as: list[str] | None = None
 
 
 class _RowCheck:
@@ -93,6 +104,36 @@ class _RowCheck:
             return None
         return value
 
+    def plain_text(self, key: str, label: str, max_length: int) -> str | None:
+        """An optional one-line plain-text value (`models.plain_text`); None when absent."""
+        if key not in self.data:
+            return None
+        value = self.text(key)
+        if value is None:
+            return None
+        try:
+            value = plain_text(value)
+        except ValidationError as exc:
+            self.error(key, exc.messages[0], exc.code)
+            return None
+        if len(value) > max_length:
+            self.error(key, f"{label} ma {len(value)} znaków, dozwolone {max_length}.", "too_long")
+        return value
+
+    def phrases(self, key: str, *, optional: bool = False) -> list[str] | None:
+        """A list of phrases kept like synonyms (`clean_synonyms`), each plain text; absent
+        is an empty list, or None when `optional`."""
+        if optional and key not in self.data:
+            return None
+        value = self.text_list(key)
+        if value is None:
+            return None
+        try:
+            return clean_synonyms(plain_texts(value))
+        except ValidationError as exc:
+            self.error(key, exc.messages[0], exc.code)
+            return None
+
     def slug(self, *, max_length: int) -> str | None:
         slug = self.text("slug")
         if slug == "":
@@ -128,7 +169,12 @@ def _check_term_row(check: _RowCheck) -> _TermRow | None:
     if status == Status.PUBLISHED and short_definition == "":
         check.error("short_definition", DEFINITION_REQUIRED, "definition_required")
 
-    synonyms = check.text_list("synonyms")
+    synonyms = check.phrases("synonyms")
+    english_name = check.plain_text("english_name", "Nazwa angielska", _ENGLISH_MAX["english_name"])
+    english_definition = check.plain_text(
+        "english_definition", "Definicja angielska", _ENGLISH_MAX["english_definition"]
+    )
+    asked_as = check.phrases("asked_as", optional=True)
     categories = check.text_list("categories")
     if categories is not None:
         seen, cleaned = set(), []
@@ -160,10 +206,13 @@ def _check_term_row(check: _RowCheck) -> _TermRow | None:
         slug=slug,
         short_definition=short_definition,
         body=body,
-        synonyms=clean_synonyms(synonyms),
+        synonyms=synonyms,
         categories=categories,
         related=related,
         status=status,
+        english_name=english_name,
+        english_definition=english_definition,
+        asked_as=asked_as,
     )
 
 

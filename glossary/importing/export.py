@@ -21,23 +21,14 @@ def export_terms() -> list[dict]:
         "from_term_id", "to_term__slug"
     ):
         related[from_id].append(to_slug)
-    rows = [
-        {
-            "name": name,
-            "slug": slug,
-            "short_definition": short_definition,
-            "body": body,
-            "synonyms": list(synonyms),
-            "categories": sorted(categories[pk], key=lambda item: (sort_key(item), item)),
-            "related": sorted(related[pk]),
-            "status": status,
-        }
-        for pk, name, slug, short_definition, body, synonyms, status in (
-            Term.objects.order_by().values_list(
-                "id", "name", "slug", "short_definition", "body", "synonyms", "status"
-            )
-        )
-    ]
+    columns = ("name", "slug", "short_definition", "body", "synonyms", "status",
+               "english_name", "english_definition", "asked_as")  # fmt: skip
+    rows = []
+    for row in Term.objects.order_by().values("id", *columns):
+        pk = row.pop("id")
+        row["categories"] = sorted(categories[pk], key=lambda item: (sort_key(item), item))
+        row["related"] = sorted(related[pk])
+        rows.append(row)
     # Sorted here, not by the database, whose collation may ignore hyphens.
     rows.sort(key=lambda row: row["slug"])
     return rows

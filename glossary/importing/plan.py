@@ -13,17 +13,18 @@ from .check import _TermRow
 from .report import ImportReport
 
 _SCALARS = ("name", "short_definition", "body", "synonyms", "status")
+# The columns a file may leave out (`_TermRow`: None), which a listed term then keeps.
+_OPTIONAL = ("english_name", "english_definition", "asked_as")
 # What an update compares and what refresh_derived() reads: derived columns stay unloaded.
-_COMPARED = (
-    "id",
-    "slug",
-    *_SCALARS,
-    "published_at",
-    "english_name",
-    "english_definition",
-    "asked_as",
-)
-_UPDATED_FIELDS = (*_SCALARS, *Term.DERIVED_FIELDS, "updated_at")
+_COMPARED = ("id", "slug", *_SCALARS, "published_at", *_OPTIONAL)
+_UPDATED_FIELDS = (*_SCALARS, *_OPTIONAL, *Term.DERIVED_FIELDS, "updated_at")
+
+
+def _wanted(row: _TermRow) -> dict:
+    """The values the file sets for a row: every scalar, and the optional columns it has."""
+    values = {key: getattr(row, key) for key in _SCALARS}
+    values.update((key, value) for key in _OPTIONAL if (value := getattr(row, key)) is not None)
+    return values
 
 
 def _unique_slug(name: str, taken: set[str]) -> str:
@@ -123,19 +124,20 @@ def plan_terms(
     to_update: list[Term] = []
     for row in parsed:
         term = existing.get(row.slug)
+        wanted = _wanted(row)
         if term is None:
-            to_create.append(Term(slug=row.slug, **{key: getattr(row, key) for key in _SCALARS}))
+            to_create.append(Term(slug=row.slug, **wanted))
             continue
         same = (
-            all(getattr(term, key) == getattr(row, key) for key in _SCALARS)
+            all(getattr(term, key) == value for key, value in wanted.items())
             and current_categories[row.slug] == {name.lower() for name in row.categories}
             and current_links[row.slug] == links_of[row.slug]
         )
         if same:
             report.unchanged += 1
             continue
-        for key in _SCALARS:
-            setattr(term, key, getattr(row, key))
+        for key, value in wanted.items():
+            setattr(term, key, value)
         to_update.append(term)
     report.created, report.updated = len(to_create), len(to_update)
 

@@ -90,10 +90,21 @@ def term_data(detail: TermDetail, base_url: str, *, full: bool = False) -> dict:
     body, body_length = _budgeted_body(term.body, base_url, full)
     skip = {term.slug, *(r.slug for r in detail.related)}
     mentions, total = _mentions(detail.mentions, to_term, skip, full)
+    # The English name and definition only when an editor gave them; the phrases readers
+    # asked by (`asked_as`) are the editors' and never reach an agent.
+    english = {
+        key: value
+        for key, value in (
+            ("englishName", term.english_name),
+            ("englishDefinition", term.english_definition),
+        )
+        if value
+    }
     return {
         "name": term.name,
         "slug": term.slug,
         "shortDefinition": term.short_definition,
+        **english,
         "body": body,
         "synonyms": list(term.synonyms),
         "categories": [{"slug": c.slug, "name": c.title} for c in detail.categories],
@@ -156,6 +167,10 @@ def _body_markdown(data: dict) -> list[str]:
 
 def term_markdown(data: dict) -> str:
     lines = [f"# {markdown_text(data['name'])}", "", markdown_text(data["shortDefinition"]), ""]
+    if "englishName" in data:
+        lines += [f"**Nazwa angielska:** {markdown_text(data['englishName'])}", ""]
+    if "englishDefinition" in data:
+        lines += [f"**Po angielsku:** {markdown_text(data['englishDefinition'])}", ""]
     if data["synonyms"]:
         synonyms = ", ".join(markdown_text(s) for s in data["synonyms"])
         lines += [f"**Synonimy:** {synonyms}", ""]

@@ -118,6 +118,11 @@ BUDGET = {
     "mentionsTotal": {"type": "integer"},
 }
 OPTIONAL = {"bodyLength"}
+# What a term carries only when an editor gave it (presenters.term_data).
+ENGLISH = {
+    "englishName": {"type": "string", "description": "Nazwa angielska, gdy podana"},
+    "englishDefinition": {"type": "string", "description": "Krótka definicja po angielsku"},
+}
 
 
 def _entry(properties: dict, optional: set) -> dict:
@@ -129,6 +134,7 @@ TERM_OUTPUT = _entry(
         "name": STR,
         "slug": STR,
         "shortDefinition": STR,
+        **ENGLISH,
         "body": {"type": "string", "description": "Treść w Markdown"},
         "synonyms": _array(STR),
         "categories": _array(_object({"slug": STR, "name": STR})),
@@ -139,7 +145,7 @@ TERM_OUTPUT = _entry(
         "mentions": MENTIONS,
         **BUDGET,
     },
-    OPTIONAL,
+    {*OPTIONAL, *ENGLISH},
 )
 ARTICLE_OUTPUT = _entry(
     {

@@ -65,6 +65,9 @@ def test_options_returns_the_route_schema_and_arguments(client):
     assert props["content"]["context"] == ["view", "edit"]
     assert props["last_editor"]["context"] == ["edit"]
     assert props["last_editor"]["type"] == ["integer", "null"]
+    assert props["english_name"]["context"] == ["view", "edit"]
+    assert props["english_definition"]["type"] == "string"
+    assert props["asked_as"]["context"] == ["edit"]
     assert "POST" in response["Access-Control-Allow-Methods"]
     assert "Authorization" in response["Access-Control-Allow-Headers"]
     assert response["Access-Control-Allow-Origin"] == "*"

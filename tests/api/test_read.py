@@ -301,6 +301,30 @@ def test_context_edit_shows_raw_texts_to_editors(client, glossary, editor_auth):
     assert "content" not in embed and "date" not in embed and embed["title"] == {"rendered": "SSE"}
 
 
+def test_english_fields_in_view_and_asked_as_only_in_edit(client, glossary, editor_auth):
+    """A term's English name and definition are plain strings of its object in view and edit
+    (not in embed); the phrases editors attached (`asked_as`) are editorial: only in
+    context=edit, never in a reader's object, list, search answer or `_fields`."""
+    sse = glossary["sse"]
+    sse.english_name, sse.english_definition = "Server-Sent Events", "A <stream> & more."
+    sse.asked_as = ["ukryte pytanie czytelnika"]
+    sse.save()
+    one = get(client, f"/terms/{sse.pk}").json()
+    assert one["english_name"] == "Server-Sent Events"
+    assert one["english_definition"] == "A <stream> & more." and "asked_as" not in one
+    assert get(client, f"/terms/{glossary['http'].pk}").json()["english_name"] == ""
+    for path, params in [("/terms", {}), ("/terms", {"search": "ukryte pytanie"}),
+                         ("/terms", {"_fields": "id,asked_as"}), ("/search", {"search": "sse"}),
+                         (f"/terms/{sse.pk}", {"_fields": "asked_as"})]:  # fmt: skip
+        response = get(client, path, **params)
+        assert response.status_code == 200 and b"ukryte pytanie" not in response.content, path
+    embed = get(client, f"/terms/{sse.pk}", context="embed").json()
+    assert "english_name" not in embed
+    edit = client.get(f"{API}/terms/{sse.pk}", {"context": "edit"}, **editor_auth).json()
+    assert edit["asked_as"] == ["ukryte pytanie czytelnika"]
+    assert edit["english_name"] == "Server-Sent Events"
+
+
 # --- visibility --------------------------------------------------------------------------------
 @pytest.fixture
 def hidden(glossary):

@@ -62,6 +62,19 @@ def test_list_is_newest_first_in_wordpress_shape(client, history, editor, editor
     assert newest["guid"].endswith(f"{API}/terms/{term.pk}/revisions/{newest['id']}")
 
 
+def test_term_revisions_carry_the_english_fields_and_asked_as(client, history, editor, editor_auth):
+    """A term's revisions keep its English name and definition and its asked-as phrases
+    under `fields` (revisions are for editors only), as each revision stored them."""
+    term = history["term"]
+    changes = {"english_name": "Stream", "asked_as": ["jak płynie"]}
+    services.write_term(editor=editor, changes=changes, term=term)
+    newest, previous, *_ = client.get(f"{API}/terms/{term.pk}/revisions", **editor_auth).json()
+    assert newest["fields"]["english_name"] == "Stream"
+    assert newest["fields"]["asked_as"] == ["jak płynie"]
+    assert (previous["fields"]["english_name"], previous["fields"]["asked_as"]) == ("", [])
+    assert "Nazwa angielska" in newest["comment"] and "Pytano też jako" in newest["comment"]
+
+
 def test_raw_texts_only_in_edit_context(client, history, editor_auth):
     """As in WordPress, `raw` appears with context=edit only."""
     term = history["term"]

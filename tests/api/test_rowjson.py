@@ -65,6 +65,9 @@ def corpus(db):
             short_definition=text,
             body=f"Treść {i}",
             synonyms=[text, f"syn {i}"] if i % 3 else [],
+            english_name=text if i % 2 else "",
+            english_definition=f"{text} (en)",
+            asked_as=[text, f"pytanie {i}"],
             published_at=when,
         )
         term.categories.set(categories[: i % 5])

@@ -216,6 +216,21 @@ def test_publishing_needs_a_short_definition_and_changes_nothing_when_refused(cl
         ({"title": "Inne", "date": "wczoraj"}, "date", "invalid"),
         ({"title": "Inne", "definicja": "literówka"}, "definicja", "invalid"),
         ({"title": "Inne\x00"}, "title", "null_characters_not_allowed"),
+        ({"title": "Inne", "english_name": "x" * 201}, "english_name", "max_length"),
+        ({"title": "Inne", "english_definition": "x" * 301}, "english_definition", "max_length"),
+        (
+            {"title": "Inne", "english_name": "a\x00b"},
+            "english_name",
+            "null_characters_not_allowed",
+        ),
+        (
+            {"title": "Inne", "english_definition": "a\x01b"},
+            "english_definition",
+            "control_characters",
+        ),
+        ({"title": "Inne", "english_name": ["Tool"]}, "english_name", "invalid"),
+        ({"title": "Inne", "asked_as": "jedno"}, "asked_as", "not_a_list"),
+        ({"title": "Inne", "asked_as": ["a\x01b"]}, "asked_as", "control_characters"),
     ],
 )
 def test_invalid_terms_are_refused_field_by_field(client, editor_auth, body, field, code):
@@ -228,6 +243,28 @@ def test_invalid_terms_are_refused_field_by_field(client, editor_auth, body, fie
     assert field in data["data"]["params"], data
     assert data["data"]["details"][field]["code"] == code, data
     assert Term.objects.count() == count
+
+
+def test_english_fields_and_asked_as_are_written_and_kept_by_a_patch(client, editor_auth):
+    """An editor writes the English name and definition and the asked-as phrases, cleaned as
+    the admin cleans them; a PATCH that does not send them keeps them."""
+    response = send(client, "post", "/terms", {
+        "title": "Wywołanie narzędzia", "english_name": " Tool  call ",
+        "english_definition": "A request\nto run a tool.",
+        "asked_as": ["jak model odpala funkcję", "JAK MODEL ODPALA FUNKCJĘ", " "],
+    }, **editor_auth)  # fmt: skip
+    assert response.status_code == 201, response.content
+    data = response.json()
+    assert data["english_name"] == "Tool call" and data["asked_as"] == ["jak model odpala funkcję"]
+    term = Term.objects.get(pk=data["id"])
+    assert term.english_definition == "A request to run a tool."
+    patched = send(client, "patch", f"/terms/{term.pk}", {"excerpt": "Inna."}, **editor_auth)
+    assert patched.status_code == 200
+    term.refresh_from_db()
+    assert (term.english_name, term.asked_as) == ("Tool call", ["jak model odpala funkcję"])
+    send(client, "patch", f"/terms/{term.pk}", {"asked_as": []}, **editor_auth)
+    term.refresh_from_db()
+    assert term.asked_as == [] and term.english_name == "Tool call"
 
 
 def test_a_term_cannot_be_related_to_itself(client, editor_auth):

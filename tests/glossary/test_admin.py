@@ -532,6 +532,30 @@ VALIDATION_CASES = [
         "published_at", "invalid", id="bad-date",
     ),
     pytest.param(
+        Term, lambda s: term_form(name="Nowe", english_definition="x" * 301),
+        "english_definition", "max_length", id="english-definition-too-long",
+    ),
+    pytest.param(
+        Term, lambda s: term_form(name="Nowe", english_name="x" * 201), "english_name",
+        "max_length", id="english-name-too-long",
+    ),
+    pytest.param(
+        Term, lambda s: term_form(name="Nowe", english_name="Tool\x00call"), "english_name",
+        "null_characters_not_allowed", id="english-name-nul",
+    ),
+    pytest.param(
+        Term, lambda s: term_form(name="Nowe", english_definition="A\x01tool"),
+        "english_definition", "control_characters", id="english-definition-control",
+    ),
+    pytest.param(
+        Term, lambda s: term_form(name="Nowe", asked_as="jak to\x00nazwać"), "asked_as",
+        "control_characters", id="asked-as-nul",
+    ),
+    pytest.param(
+        Term, lambda s: term_form(name="Nowe", synonyms="jeden\nz\x00nulem"), "synonyms",
+        "control_characters", id="synonym-nul",
+    ),
+    pytest.param(
         Article, lambda s: article_form(title="Drugi", series=s.pk), "series_order",
         "series_order_required", id="series-without-order",
     ),
@@ -572,6 +596,42 @@ def test_validation_errors_show_on_the_form(editor_client, model, data, field, c
     assert 'class="errorlist' in response.text
     assert escape(error.message % (error.params or {})) in response.text
     assert model.objects.count() == count
+
+
+def test_term_form_edits_the_english_name_definition_and_asked_as(editor_client):
+    """The term form edits the English name and definition (one line of plain text,
+    whitespace collapsed) and the phrases readers asked by ("Pytano też jako", one per line,
+    kept like synonyms), and shows them again on the change form."""
+    response = editor_client.post(
+        admin_url(Term, "add"),
+        term_form(
+            name="Wywołanie narzędzia",
+            english_name="  Tool   call ",
+            english_definition="A request from the model\nto run one tool.",
+            asked_as="jak model odpala funkcję\n\n  jak model odpala funkcję \nfunction calling",
+        ),
+    )
+    assert response.status_code == 302, response.context["adminform"].form.errors
+    term = Term.objects.get(name="Wywołanie narzędzia")
+    assert term.english_name == "Tool call"
+    assert term.english_definition == "A request from the model to run one tool."
+    assert term.asked_as == ["jak model odpala funkcję", "function calling"]
+    page = editor_client.get(admin_url(Term, "change", term.pk)).text
+    assert 'value="Tool call"' in page and "Pytano też jako" in page
+    assert "jak model odpala funkcję\nfunction calling</textarea>" in page
+
+
+def test_the_term_rules_are_reported_together(editor_client):
+    """The model's rules are checked together: a plain-text error and a missing definition
+    are both on the form at once, so the editor fixes them in one pass."""
+    response = editor_client.post(
+        admin_url(Term, "add"),
+        term_form(name="Nowe", status="published", english_definition="a\x01b"),
+    )
+    assert response.status_code == 200
+    errors = response.context["adminform"].form.errors.as_data()
+    assert [e.code for e in errors["english_definition"]] == ["control_characters"]
+    assert [e.code for e in errors["short_definition"]] == ["definition_required"]
 
 
 def test_changing_a_published_term_keeps_its_rules(editor_client):

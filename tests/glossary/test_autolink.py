@@ -197,6 +197,25 @@ def test_switching_linking_off(glossary):
 
 
 @pytest.mark.django_db
+def test_english_names_and_asked_as_phrases_never_become_links(glossary):
+    """A term's English name and the phrases readers asked by (`asked_as`) are searched but
+    never linked: another term's body and an article that use them get no link, also after
+    the term is saved again with them."""
+    save(glossary["mcp"], english_name="Context Protocol", asked_as=["kontekst agenta"])
+    term = services.save_term(Term(name="Klient", slug="klient", status=Status.PUBLISHED,
+                                   short_definition="Program.", body="Context Protocol i "
+                                   "kontekst agenta w treści pojęcia."))  # fmt: skip
+    article = services.save_article(
+        Article(title="C", status=Status.PUBLISHED, body="Context Protocol, kontekst agenta.")
+    )
+    term.refresh_from_db()
+    assert article_links(article) == [] and 'class="term-link"' not in term.linked_html
+    save(glossary["mcp"], english_definition="A protocol.")
+    article.refresh_from_db()
+    assert article_links(article) == []
+
+
+@pytest.mark.django_db
 def test_scheduled_term_is_linked_when_it_comes_due(glossary, monkeypatch):
     """A term published for later is not linked until `publish_due` runs after its time,
     which also sends its change event."""

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from glossary.models import plain_text
 from glossary.polish import polish_slugify
 from tests.glossary.demo import REQUIRED_TERM_SLUGS
 
@@ -21,6 +22,8 @@ TERM_KEYS = {
     "name",
     "slug",
     "short_definition",
+    "english_name",
+    "english_definition",
     "body",
     "synonyms",
     "categories",
@@ -126,6 +129,21 @@ def test_short_definitions(terms):
         assert not re.search(r"[`*_#\[\]<>]", text), term["slug"]
         assert "\n" not in text, term["slug"]
     definitions = Counter(term["short_definition"] for term in terms)
+    assert [d for d, n in definitions.items() if n > 1] == []
+
+
+def test_english_names_and_definitions(terms):
+    """Every term has an English name (at most 200 characters) and a one-sentence English
+    short definition: plain text on one line, at most 300 characters, distinct, and already
+    clean (the import's `plain_text` leaves it as it is)."""
+    for term in terms:
+        name, text = term["english_name"], term["english_definition"]
+        assert name.strip() and len(name) <= 200, term["slug"]
+        assert text.strip() and len(text) <= 300, (term["slug"], len(text))
+        assert not re.search(r"[`*_#\[\]<>]", text), term["slug"]
+        assert plain_text(name) == name and plain_text(text) == text, term["slug"]
+        assert text.endswith(".") and text.count(". ") == 0, term["slug"]
+    definitions = Counter(term["english_definition"] for term in terms)
     assert [d for d, n in definitions.items() if n > 1] == []
 
 

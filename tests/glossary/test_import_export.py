@@ -193,6 +193,11 @@ def test_every_invalid_row_is_reported_and_nothing_is_written(tmp_path):
         {**term_row("extra"), "kolor": "zielony"},  # 12
         "nie obiekt",  # 13
         {**term_row("bez-slugu"), "slug": ""},  # 14
+        term_row("ang-dluga", english_definition="x" * 301),  # 15
+        term_row("ang-nul", english_name="Tool\x00call", english_definition=7),  # 16
+        term_row("pytano", asked_as="jedno"),  # 17
+        term_row("pytano-nul", asked_as=["dobre", "złe\x01"]),  # 18
+        term_row("synonim-nul", synonyms=["z\x00nulem"]),  # 19
     ]
     errors = import_errors(items)
 
@@ -212,6 +217,12 @@ def test_every_invalid_row_is_reported_and_nothing_is_written(tmp_path):
         ("element 12 (slug „extra”)", "kolor", "unknown_field"),
         ("element 13", None, "invalid_type"),
         ("element 14 (name „Bez Slugu”)", "slug", "required"),
+        ("element 15 (slug „ang-dluga”)", "english_definition", "too_long"),
+        ("element 16 (slug „ang-nul”)", "english_name", "control_characters"),
+        ("element 16 (slug „ang-nul”)", "english_definition", "invalid_type"),
+        ("element 17 (slug „pytano”)", "asked_as", "invalid_type"),
+        ("element 18 (slug „pytano-nul”)", "asked_as", "control_characters"),
+        ("element 19 (slug „synonim-nul”)", "synonyms", "control_characters"),
     ]
     assert snapshot() == before
 
@@ -364,6 +375,9 @@ def make_rich_glossary():
         slug="mcp",
         body="Akapit.\r\n\r\n```\nkod | z potokiem \\ i ukośnikiem\n```\n",
         synonyms=["Model Context Protocol", "potok | w synonimie", "C:\\ścieżka", "„cudzysłów”"],
+        english_name='Model Context Protocol, "MCP"',
+        english_definition="An open protocol | with a pipe, a comma and C:\\path.",
+        asked_as=["jak agent | woła narzędzia", "C:\\ask", "protokół od Anthropic"],
     )
     mcp.categories.set([protocols, transports])
     sse = make_term("SSE", slug="sse", short_definition='Definicja, z przecinkiem i "cudzysłowem".')
@@ -398,6 +412,36 @@ def test_export_is_ordered_and_deterministic():
     assert rows[0]["categories"] == ["Protokoły", "Transporty"]
     assert rows[0]["related"] == ["sse", "zolw"]
     assert rows[0]["synonyms"][1] == "potok | w synonimie"  # stored order kept
+    assert rows[0]["asked_as"][0] == "jak agent | woła narzędzia"
+    assert (rows[1]["english_name"], rows[1]["asked_as"]) == ("", [])
+
+
+def test_the_import_sets_the_english_fields_and_asked_as_and_keeps_them_when_left_out():
+    """The import writes english_name, english_definition and asked_as (plain text,
+    whitespace collapsed; asked_as kept like synonyms) and the search columns know them; a
+    file without these columns (written before they existed) keeps what a listed term
+    has, and an empty value clears it."""
+    import_terms(parse_json(json.dumps([
+        term_row("wywolanie", name="Wywołanie narzędzia", english_name=" Tool  call ",
+                 english_definition="A model's request\nto run a tool.",
+                 asked_as=["jak model odpala funkcję", " JAK MODEL ODPALA FUNKCJĘ "]),
+    ])))  # fmt: skip
+    term = Term.objects.get(slug="wywolanie")
+    assert (term.english_name, term.english_definition, term.asked_as) == (
+        "Tool call", "A model's request to run a tool.", ["jak model odpala funkcję"],
+    )  # fmt: skip
+    assert "| tool call |" in term.search_names and "odpala" in term.search_text
+
+    report = import_terms(parse_json(json.dumps([term_row("wywolanie", name="Wywołanie")])))
+    term.refresh_from_db()
+    assert report.updated == 1 and term.name == "Wywołanie"
+    assert (term.english_name, term.asked_as) == ("Tool call", ["jak model odpala funkcję"])
+
+    rows = [term_row("wywolanie", name="Wywołanie", english_name="", asked_as=[])]
+    import_terms(parse_json(json.dumps(rows)))
+    term.refresh_from_db()
+    assert (term.english_name, term.asked_as) == ("", [])
+    assert term.english_definition == "A model's request to run a tool."
 
 
 def test_export_writes_stdout_by_default_and_files_by_extension(tmp_path):
@@ -430,6 +474,9 @@ def test_import_query_count_is_bounded(django_assert_max_num_queries):
             f"t-{i}",
             categories=[f"Kategoria {i % 5}"],
             related=[f"t-{(i + 1) % 100}", "istniejace"],
+            english_name=f"Term {i}",
+            english_definition=f"Definition {i}.",
+            asked_as=[f"pytanie {i}"],
         )
         for i in range(100)
     ]

@@ -115,6 +115,19 @@ def test_real_demo_content_loads_with_the_required_terms():
     load_demo(directory=DEMO)
     slugs = set(Term.objects.published().values_list("slug", flat=True))
     assert slugs >= REQUIRED_TERM_SLUGS
+    # Every term's English name and definition arrive and are searched.
+    shipped = json.loads((DEMO / "terms.json").read_text(encoding="utf-8"))
+    english = {t["slug"]: (t["english_name"], t["english_definition"]) for t in shipped}
+    assert (
+        dict(
+            (slug, (name, text))
+            for slug, name, text in Term.objects.values_list(
+                "slug", "english_name", "english_definition"
+            )
+        )
+        == english
+    )
+    assert "| ai agent |" in Term.objects.get(slug="agent").search_names
 
     before = state()
     load_demo(directory=DEMO)

@@ -179,6 +179,19 @@ def test_term_page_shows_other_names_but_not_inflected_forms(client, world):
     assert "SSE-a" not in text and "Synonimy" not in text
 
 
+def test_asked_as_phrases_are_never_shown_to_readers(client, world):
+    """The phrases editors attached to a term ("pytano też jako") are for the search only:
+    not on the term's page, its Markdown alternate, llms-full.txt or the A–Z index."""
+    world.sse.asked_as = ["tajne pytanie czytelnika"]
+    world.sse.save()
+    paths = [world.sse.get_absolute_url(), "/slownik/sse.md", "/llms-full.txt", "/llms.txt",
+             reverse("glossary:index")]  # fmt: skip
+    for path in paths:
+        response = client.get(path)
+        assert response.status_code == 200, path
+        assert "tajne pytanie" not in response.content.decode(), path
+
+
 def test_404_suggests_the_closest_terms_and_fills_the_search_box(client, world):
     """A mistyped term address offers "did you mean" links and puts the words in the box."""
     text = page(client, "/slownik/sse-x/", 404)

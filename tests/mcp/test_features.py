@@ -95,6 +95,31 @@ def test_get_term_returns_the_whole_entry(client, content, settings):
     assert data["updatedAt"].startswith(str(content.mcp.updated_at.year))
 
 
+@pytest.mark.parametrize("era", ["legacy", "modern"])
+def test_get_term_carries_the_english_name_and_definition_never_asked_as(client, content, era):
+    """get_term's structured content and text carry the English name and definition when an
+    editor gave them (plain text escaped in Markdown, valid against the outputSchema), and
+    leave them out when not; the phrases readers asked by (`asked_as`) never reach agents."""
+    mcp = content.mcp
+    mcp.english_name = "Model *Context* Protocol"
+    mcp.english_definition = "An [open](javascript:x) protocol for <tools>."
+    mcp.asked_as = ["tajne pytanie redakcji"]
+    mcp.save()
+    schema = _tools(client)["get_term"]["outputSchema"]
+    result = call_tool(client, "get_term", {"slug": "mcp"}, era=era)
+    data, text = result["structuredContent"], result["content"][0]["text"]
+    Draft202012Validator(schema).validate(data)
+    assert data["englishName"] == "Model *Context* Protocol"
+    assert data["englishDefinition"] == "An [open](javascript:x) protocol for <tools>."
+    assert "**Nazwa angielska:** Model \\*Context\\* Protocol" in text
+    assert "**Po angielsku:** An \\[open\\](javascript:x) protocol for \\<tools\\>." in text
+    assert "tajne pytanie" not in str(result)
+    other = call_tool(client, "get_term", {"slug": "json-rpc"}, era=era)
+    assert "englishName" not in other["structuredContent"]
+    assert "englishDefinition" not in other["structuredContent"]
+    assert "angielsk" not in other["content"][0]["text"]
+
+
 def test_get_term_unknown_slug_names_closest_slugs(client, content):
     """An unknown slug is an isError result naming the closest existing slugs."""
     result = call_tool(client, "get_term", {"slug": "mcpp"})
