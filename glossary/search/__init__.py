@@ -22,9 +22,10 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field, replace
+from functools import lru_cache
 
 from django.db import connection
-from django.db.models import BooleanField, Q
+from django.db.models import BooleanField
 from django.db.models.expressions import RawSQL
 from django.utils import timezone
 from django.utils.safestring import SafeString
@@ -35,7 +36,7 @@ from ..models import Article, Term
 from ..polish import fold
 from ..stemming import stem, words
 from . import postgres, ranking, semantic, sqlite, statements
-from .query import MAX_QUERY_LENGTH, MAX_QUERY_WORDS, Query, highlight, normalize_query, word
+from .query import MAX_QUERY_LENGTH, MAX_QUERY_WORDS, Query, highlight, normalize_query
 
 __all__ = [
     "MAX_QUERY_LENGTH",
@@ -53,7 +54,6 @@ __all__ = [
     "complete_term_slugs",
     "find_articles",
     "find_terms",
-    "guess_terms",
     "highlight",
     "matching_terms",
     "normalize_query",
@@ -157,7 +157,11 @@ def _hits(kind: str, q: Query, rows, *, article: bool = False) -> list[Hit]:
 def term_search(*, query: str, limit: int = 10) -> list[Hit]:
     """Published terms matching `query`, best first, with score and tier (1 query; with the
     semantic arm on, 2 when the words matched no name: see `_with_meaning`)."""
-    q = Query(query)
+    return _term_hits(Query(query), query, limit)
+
+
+def _term_hits(q: Query, query: str, limit) -> list[Hit]:
+    """`term_search` of an already parsed query."""
     if not q:
         return []
     limit = _limit(limit)
@@ -286,7 +290,9 @@ def matching_terms(*, queryset, query: str):
 
 def suggest_terms(*, text: str, limit: int = 3) -> list[Hit]:
     """Published terms whose name or a synonym is closest to `text` (a query or a mistyped
-    slug), for "did you mean" (1 query; trigram index on PostgreSQL)."""
+    slug), for "did you mean": similar names (trigrams), names a typo away, and names with a
+    word beginning like a word of the text (its first `query.GUESS_PREFIX` letters:
+    "agentowość" -> Agent), closest first (1 query; trigram index on PostgreSQL)."""
     q = Query((text or "").replace("-", " ") if isinstance(text, str) else "")
     if not q:
         return []
@@ -399,19 +405,27 @@ def corrections(q: Query, hits: list[Hit]) -> dict[str, str]:
     it was read as ("kontekstowym okmo" -> {"okmo": ...} when "Okno kontekstowe" matched): a
     word whose stem occurs in no hit's name, within the engine's typo distance of a name
     word. For "did you mean"; no query of its own."""
-    names = [w for h in hits[:3] for w in words(fold(h.title))]
-    stems = {stem(w) for w in names}
+    read = [_name_words(h.title) for h in hits[:3]]
+    names = [w for title_words, _stems in read for w in title_words]
+    stems = set().union(*(title_stems for _words, title_stems in read))
     found = {}
-    for typed in q.words:
-        folded = fold(typed)
-        if len(folded) < CORRECT_MIN or any(s in stems for s in word(typed).stems):
+    for record in q.records:
+        folded = record.folded
+        if len(folded) < CORRECT_MIN or not stems.isdisjoint(record.stems):
             continue
         most = 2 if len(folded) >= CORRECT_TWO_EDITS else 1
         close = [(OSA.distance(folded, n, score_cutoff=most), n) for n in names]
         close = [(d, n) for d, n in close if 0 < d <= most]
         if close:
-            found[typed] = min(close)[1]
+            found[record.text] = min(close)[1]
     return found
+
+
+@lru_cache(maxsize=4096)
+def _name_words(title: str) -> tuple[tuple[str, ...], frozenset[str]]:
+    """A name's folded words and their stems, once per name (answers repeat names)."""
+    folded = tuple(words(fold(title)))
+    return folded, frozenset(stem(w) for w in folded)
 
 
 def _corrected(text: str, found: dict[str, str]) -> str:
@@ -434,65 +448,17 @@ def _as_weak(hit: Hit) -> Hit:
     return replace(hit, weak=True)
 
 
-# A name word is a guess for a query word that starts with it, or that it starts with, from
-# this many letters on ("agentowość" -> Agent).
-GUESS_PREFIX = 4
-GUESS_ROWS = 200
-
-
-def guess_terms(*, text: str, limit: int = 5) -> list[Hit]:
-    """The last resort of a query nothing matched: published terms with a name word sharing
-    its first GUESS_PREFIX letters with a word of the query, ordered by the longest shared
-    beginning ("agentowość kwiatowa" -> Agent). Weak hits (1 query: `LIKE` on the names,
-    which PostgreSQL's trigram index serves)."""
-    q = Query(text)
-    typed = [w.folded for w in q.records] or [fold(w) for w in words(text)[:MAX_QUERY_WORDS]]
-    typed = [w for w in typed if len(w) >= GUESS_PREFIX]
-    if not typed:
-        return []
-    found = Q()
-    for w in typed:
-        found |= Q(search_names__contains=f" {w[:GUESS_PREFIX]}")
-    rows = (
-        Term.objects.published()
-        .filter(found)
-        .order_by("sort_key", "id")
-        .values_list("id", "slug", "name", "short_definition", "search_names")[:GUESS_ROWS]
-    )
-    scored = []
-    for pk, slug, name, short, names in rows:
-        shared = max(
-            _shared_start(w, n) for w in typed for n in words(names) if len(n) >= GUESS_PREFIX
-        )
-        if shared >= GUESS_PREFIX:
-            scored.append((-shared, pk, slug, name, short))
-    scored.sort(key=lambda r: r[0])
-    return [
-        Hit("term", pk, slug, name, short, 0.0, "guess", q, weak=True)
-        for _shared, pk, slug, name, short in scored[: _limit(limit)]
-    ]
-
-
-def _shared_start(a: str, b: str) -> int:
-    n = 0
-    for x, y in zip(a, b, strict=False):
-        if x != y:
-            break
-        n += 1
-    return n
-
-
 def find_terms(*, query: str, limit: int = 10) -> Answer:
     """`term_search`, never empty for a query that shares anything with a name: when
-    nothing matches, the terms whose names are closest to it (`suggest_terms`), else those
-    with a name word beginning like a word of it (`guess_terms`), marked weak (1 query; 2–3
-    on a miss)."""
+    nothing matches, the terms whose names are closest to it (`suggest_terms`: similar, a
+    typo away, or a name word beginning like a word of it), marked weak (1 query; 2 on a
+    miss)."""
     q = Query(query)
-    hits = term_search(query=query, limit=limit)
+    hits = _term_hits(q, query, limit)
     short = min(_limit(limit), 5)
 
     def fallback():
-        return suggest_terms(text=query, limit=short) or guess_terms(text=query, limit=short)
+        return suggest_terms(text=query, limit=short)
 
     return _answer(query, q, hits, fallback)
 
@@ -525,7 +491,7 @@ def search(*, query: str, limit: int = 20) -> SearchResults:
     elif results.terms and results.terms[0].match in ("name", "synonym"):
         results.exact = results.terms[0]
     if not results.terms and not results.articles:
-        results.suggestions = suggest_terms(text=query) or guess_terms(text=query)
+        results.suggestions = suggest_terms(text=query)
     shown = results.terms or results.suggestions
     results.weak = not results.terms or results.terms[0].weak
     results.corrections = corrections(q, shown)

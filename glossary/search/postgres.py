@@ -52,6 +52,7 @@ from .statements import (
 )
 
 STATISTICS = _Statistics()
+TYPO_WORDS = 2
 
 
 def _upper(prefix: str) -> str:
@@ -136,8 +137,10 @@ def _values(table: Table, q: Query, limit: int, now) -> dict:
     values["w_word"] = w_word = [w.folded for w in records]
     values["cap"] = max(limit, 10) + 10
     values["words"] = w_word if n > 1 else []
-    # Every word's typo keys: the misspelled word is not always the longest.
-    values["typo"] = list(dict.fromkeys(k for w in records for k in w.keys))
+    # The typo keys of the TYPO_WORDS longest words: the misspelled word is not always the
+    # longest, and each word's keys are a dozen index probes more.
+    longest = sorted(records, key=lambda w: -len(w.keys))[:TYPO_WORDS]
+    values["typo"] = list(dict.fromkeys(k for w in longest for k in w.keys))
     values["w_weight"] = q.weights
     values["use_trgm"] = q.fuzzy and len(q.key) <= TRIGRAM_MAX_CHARS
     values["trgm"] = q.key
@@ -219,6 +222,7 @@ def similar_names(q: Query, limit: int, now) -> list[tuple]:
     values = {
         "key": q.key,
         "keys": [k for keys in q.typo_keys for k in keys],
+        "guess": q.guess_patterns,
         "limit": limit,
         "now": now,
         **_visibility_values.get(TERMS.table, {}),

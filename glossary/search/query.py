@@ -41,6 +41,7 @@ MAX_QUERY_WORDS = 8
 SHORT_QUERY = 2  # queries this short match name prefixes only
 PREFIX_STEM_MIN = 4  # stems this long also match longer name stems ("agent" ~ "agentowy")
 TYPED_PREFIX_MIN = 2  # ...and the last of several words from two letters on ("json sch")
+GUESS_PREFIX = 4  # "did you mean": a name word beginning with a query word's first letters
 
 
 # Unicode's control characters (category Cc: U+0000-U+001F and U+007F-U+009F).
@@ -355,6 +356,18 @@ class Query:
         if not self.request:
             return [w.weight for w in self.records]
         return [min(w.weight, OTHER_WORD_WEIGHT) for w in self.records]
+
+    @cached_property
+    def guess_patterns(self) -> list[str]:
+        """`LIKE` patterns of a name word beginning like a subject word of GUESS_PREFIX
+        letters or more: its first GUESS_PREFIX letters after a space (the names field is
+        "| serwer mcp | … |"), for the last resort of "did you mean"."""
+        found = dict.fromkeys(
+            f"% {_like_escape(w.folded[:GUESS_PREFIX])}%"
+            for w in self.records
+            if len(w.folded) >= GUESS_PREFIX
+        )
+        return list(found)
 
     @cached_property
     def typo_keys(self) -> list[list[str]]:

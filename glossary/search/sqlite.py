@@ -17,7 +17,7 @@ from ..models import Article, Term
 from ..polish import fold
 from ..stemming import TYPO_MIN_LENGTH, words
 from . import ranking
-from .query import Query
+from .query import GUESS_PREFIX, Query
 
 # The admin's search on SQLite keeps at most this many ranked matches.
 ADMIN_LIMIT = 1000
@@ -225,7 +225,10 @@ def similar_names(q: Query, limit: int) -> list[tuple]:
             and any(Levenshtein.distance(fold(w), n, score_cutoff=1) <= 1 for n in name_words)
             for w in q.words
         )
-        if closeness >= 0.3 or close_word:
+        # A name word beginning like a subject word (PostgreSQL: `LIKE ANY(guess_patterns)`).
+        starts = [w.folded[:GUESS_PREFIX] for w in q.records if len(w.folded) >= GUESS_PREFIX]
+        begins = any(f" {start}" in names for start in starts)
+        if closeness >= 0.3 or close_word or begins:
             scored.append((-closeness, sort, pk, slug, name, short))
     scored.sort()
     return [(pk, slug, name, short, -c) for c, _s, pk, slug, name, short in scored[:limit]]

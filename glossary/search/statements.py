@@ -500,7 +500,8 @@ def _build_similar(table: Table) -> tuple[str, _Params]:
     sql = (
         f"SELECT id, slug, name, short_definition, GREATEST(similarity(name_folded, {p('key')}), "
         f"word_similarity({p('key')}, search_names)) AS closeness FROM {t} "
-        f"WHERE ({p('key')} <%% search_names OR typo_array && {p('keys', '::text[]')}) "
+        f"WHERE ({p('key')} <%% search_names OR typo_array && {p('keys', '::text[]')} "
+        f"OR search_names LIKE ANY({p('guess', '::text[]')})) "
         f"AND {_visibility(table, p)} ORDER BY closeness DESC, sort_key, id LIMIT {p('limit')}"
     )
     return sql, p

@@ -537,8 +537,7 @@ PAGES = [
     # The content-state read of the article page cache, then the page's own 1.
     ("article", lambda w: w["article"].get_absolute_url(), 1 + 1),
     ("search", lambda w: reverse("glossary:search") + "?q=interf", 2),
-    # No match and no similar name: the similar names, then the names' word beginnings.
-    ("search-suggest", lambda w: reverse("glossary:search") + "?q=pamieciowosc+kwiatowa", 4),
+    ("search-suggest", lambda w: reverse("glossary:search") + "?q=pamieciowosc+kwiatowa", 3),
     ("search-exact", lambda w: reverse("glossary:search") + "?q=api", 2),
     # Terms, articles, categories, series: a count and a page each, but no series page when
     # the count is 0 (the pages section needs no query).

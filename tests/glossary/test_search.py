@@ -429,8 +429,7 @@ def test_bulk_import_fills_search_columns():
 
 
 def test_query_counts_are_constant(glossary, django_assert_num_queries):
-    """term_search, article_search, suggest_terms: 1 query; search(): 2 (3 with suggestions,
-    4 when no name is even similar and the word beginnings are tried: `guess_terms`)."""
+    """term_search, article_search, suggest_terms: 1 query; search(): 2 (3 with suggestions)."""
     make_article("Agenci", lead="O agentach.")
     with django_assert_num_queries(1):
         search.term_search(query="serwera mcp")
@@ -442,7 +441,7 @@ def test_query_counts_are_constant(glossary, django_assert_num_queries):
         search.suggest_terms(text="serwr")
     with django_assert_num_queries(2):
         search.search(query="agent")
-    with django_assert_num_queries(4):
+    with django_assert_num_queries(3):
         search.search(query="zzzzzz qqqqqq")
 
 
