@@ -78,22 +78,26 @@ def _word_texts(word: Word, shortest: int, article: bool) -> tuple[str, ...]:
     """A word's `to_tsquery` texts (names: prefixes, weight A on articles, whose title is
     weight A; descriptions: weight B, prefixes and weights AB on articles; body: the stems
     exactly; text: on articles prefixes too, as titles do)."""
-    return _texts(word.stems, shortest, article)
+    return _texts(word.stems, word.bases, shortest, article)
 
 
 @lru_cache(maxsize=131_072)
-def _texts(stems: tuple[str, ...], shortest: int, article: bool) -> tuple[str, ...]:
+def _texts(
+    stems: tuple[str, ...], bases: tuple[str, ...], shortest: int, article: bool
+) -> tuple[str, ...]:
     """`_word_texts`, once per stems and place (a plain tuple of strings: see
     `query._analysis` on why nothing kept per word may be an object of a class)."""
+    exact = frozenset(bases)
     body = _tsquery(stems, "", False, shortest)
     if article:
         return (
-            _tsquery(stems, "A", True, shortest),
-            _tsquery(stems, "AB", True, shortest),
+            _tsquery(stems, "A", True, shortest, exact),
+            _tsquery(stems, "AB", True, shortest, exact),
             body,
-            _tsquery(stems, "", True, shortest),
+            _tsquery(stems, "", True, shortest, exact),
         )
-    return _tsquery(stems, "", True, shortest), _tsquery(stems, "B", False, shortest), body, body
+    names = _tsquery(stems, "", True, shortest, exact)
+    return names, _tsquery(stems, "B", False, shortest), body, body
 
 
 # Each side's value names, in the order `_values` gives them.

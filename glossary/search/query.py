@@ -222,13 +222,16 @@ def _frame_typo(first: str, second: str) -> bool:
     )
 
 
-def _tsquery(stems: tuple[str, ...], weights: str, prefix: bool, shortest: int) -> str:
+def _tsquery(
+    stems: tuple[str, ...], weights: str, prefix: bool, shortest: int, exact=frozenset()
+) -> str:
     """`to_tsquery('simple', …)` text for one word: any of its stems ('agent':* | …), each
     of at least `shortest` letters also as a prefix when `prefix` (it suits names; in long
-    text it would expand to too many lexemes)."""
+    text it would expand to too many lexemes), except those in `exact` (a derivation's base
+    names the same thing as the word: "tokenik" -> 'token', not every word starting so)."""
     lexemes = []
     for s in stems:
-        label = ("*" if prefix and len(s) >= shortest else "") + weights
+        label = ("*" if prefix and len(s) >= shortest and s not in exact else "") + weights
         lexemes.append(f"'{s}':{label}" if label else f"'{s}'")
     return "(" + " | ".join(lexemes) + ")"
 
@@ -251,6 +254,7 @@ class Word(NamedTuple):
     weak: bool
     cue: bool
     stems: tuple[str, ...]
+    bases: tuple[str, ...]  # the stems of `stems` that a derivation's base adds: exact only
     keys: tuple[str, ...]  # one-deletion typo keys
     keys_text: str
     weight: float  # of its idf when no candidate names it (`Query.weights`)
@@ -279,8 +283,8 @@ def _analysis(text: str) -> tuple:
     folded = fold(text)
     # Its stems: `query_stems`, an English plural's singular, a Polish alternation's base.
     stems = {*query_stems(text), *english_singulars(text), *polish_alternations(text)}
-    stems.update(derived_bases(text))
     stems.update(polish_spellings(text))
+    bases = [b for b in derived_bases(text) if b not in stems]
     keys = _keys(folded)
     return tuple(
         Word(
@@ -290,7 +294,8 @@ def _analysis(text: str) -> tuple:
             strong=folded in STRONG_SEPARATORS,
             weak=folded in WEAK_SEPARATORS,
             cue=folded in COMPARISON_CUES,
-            stems=tuple(sorted(stems)),
+            stems=tuple(sorted(stems)) + tuple(sorted(set(bases))),
+            bases=tuple(sorted(set(bases))),
             keys=keys,
             keys_text=" ".join(keys),
             weight=FRAME_WORD_WEIGHT if folded in SOFT_FRAMES else 1.0,
@@ -428,8 +433,11 @@ class Query:
     def word_matches(self, index: int, stems: str, *, prefix: bool = True) -> bool:
         """Whether word `index` occurs in a space-padded stem column."""
         shortest = self.prefix_min(index)
+        exact = self.records[index].bases
         for s in self.alternatives[index]:
-            if f" {s} " in stems or (prefix and len(s) >= shortest and f" {s}" in stems):
+            if f" {s} " in stems:
+                return True
+            if prefix and len(s) >= shortest and s not in exact and f" {s}" in stems:
                 return True
         return False
 

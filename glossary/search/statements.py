@@ -284,9 +284,15 @@ def _build(
         f"AND {p('trgm')} <%% {table.synonyms or table.name} LIMIT {NAME_CANDIDATES})"
     )
     union = " UNION ALL ".join(
-        [f"SELECT id, false AS fz FROM {a}" for a in names + later] + ["SELECT id, true FROM tg"]
+        [
+            f"SELECT id, false AS fz, {'true' if a == 'ty' else 'false'} AS tk FROM {a}"
+            for a in names + later
+        ]
+        + ["SELECT id, true, false FROM tg"]
     )
-    ctes.append(f"c AS (SELECT id, bool_or(fz) AS fz FROM ({union}) a GROUP BY id)")
+    ctes.append(
+        f"c AS (SELECT id, bool_or(fz) AS fz, bool_or(tk) AS tk FROM ({union}) a GROUP BY id)"
+    )
     # First the name tiers of each candidate (cheap tests on its names); then, only for a
     # candidate in none of them, per query word one integer: the best field the word occurs
     # in (ranking levels), from which the coverage score and the words' idf follow.
@@ -348,7 +354,10 @@ def _build(
             "keys": p("typo", "::text[]"),
         }
     # A word one typo away from a name word is in the names: the misspelled word of a query
-    # is often the one that names its subject, whatever the other words matched.
+    # is often the one that names its subject, whatever the other words matched. Only the
+    # candidates the typo arm found carry their keys here: copying every candidate's keys
+    # into `f` cost more than the whole test (docs/benchmarks.md, "Search that holds up").
+    typo_keys_column = f"CASE WHEN c.tk THEN g.{table.typos} END AS ty, " if table.typos else ""
     typo_level = (
         f"WHEN COALESCE(x.ty && {word['keys']}, false) THEN {ranking.NAMES} " if table.typos else ""
     )
@@ -373,7 +382,7 @@ def _build(
         f"""f AS MATERIALIZED (
         SELECT {keep}, CASE WHEN {unnamed} THEN {levels} END AS lv
         FROM (SELECT g.id, {out_cols}, {sort_cols}, g.{nv} AS nv, g.search_vector AS sv,
-                     {f"g.{table.typos} AS ty, " if table.typos else ""}{", ".join(pres)}
+                     {typo_keys_column}{", ".join(pres)}
               FROM c JOIN {t} g ON g.id = c.id
               WHERE {_visibility(table, p, alias="g")} OFFSET 0) x)"""
     )

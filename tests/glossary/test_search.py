@@ -102,7 +102,8 @@ def test_kept_word_analyses_are_left_alone_by_the_garbage_collector():
     for _ in range(2):  # a tuple is untracked once the tuples in it are: two passes
         gc.collect()
     assert not any(gc.is_tracked(query._analysis(text)) for text in texts)
-    assert not any(gc.is_tracked(postgres._texts(query.word(t).stems, 4, False)) for t in texts)
+    kept = [postgres._texts(query.word(t).stems, query.word(t).bases, 4, False) for t in texts]
+    assert not any(gc.is_tracked(found) for found in kept)
 
 
 def test_compounds_are_found_by_parts_and_glued():
