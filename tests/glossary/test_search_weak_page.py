@@ -1,4 +1,4 @@
-"""The search page tells a reader a confident answer from a guess (issue 32, "Never empty"):
+"""The search page tells a reader a confident answer from a guess:
 "Czy chodziło o: <corrected query>?" as a link that searches it, a visible note when the
 terms are only the closest ones, and a "słabe dopasowanie" label on each guess, over the demo
 glossary; everything the query or its correction holds is escaped."""

@@ -1,4 +1,4 @@
-"""An agent can tell a confident answer from a guess (issue 32, "Never empty"): search_term and
+"""An agent can tell a confident answer from a guess: search_term and
 search_articles answer from `glossary.search.find_terms`/`find_articles`, mark every result and
 the whole answer `weak` or not, name the corrected query (`didYouMean`, `corrections`) and say
 both in their Polish text, over the demo glossary, in both protocol eras."""
