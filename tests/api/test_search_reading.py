@@ -1,4 +1,4 @@
-"""WordPress's /search never answers a search with words with nothing, and says how sure it is
+"""WordPress's /search never answers a search with words with nothing, and says how sure it is:
 every item is `weak` or not, `X-WP-Search-Weak` says whether the
 answer is a guess, and `X-WP-Search-Did-You-Mean` carries the corrected query as an RFC 8187
 ext-value (`UTF-8''` and percent-encoded UTF-8), over the demo glossary."""
